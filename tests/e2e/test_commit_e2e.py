@@ -149,6 +149,9 @@ def test_commit_msg_cli_without_a_model(tmp_path):
     assert out.returncode == 1 and f"not a git repository: {tmp_path}" in out.stderr
 
 
+PEM_BODY = "MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7"
+
+
 def test_commit_msg_prompt_carries_no_secret(tmp_path, llm_server):
     """A staged `.env` is named but never shown, and a key pasted into a staged file reaches the model masked (the
     indexer's masker): `ragls commit-msg` on a real repository, the prompt recorded by the loopback LLM server."""
@@ -156,7 +159,9 @@ def test_commit_msg_prompt_carries_no_secret(tmp_path, llm_server):
     (repo / ".env").write_text("OPENAI_API_KEY=sk-proj-Q3mZ8vT1kLw0pR7yXc5bN2hJ\nDB_PASSWORD=hunter22\n")
     (repo / "settings.py").write_text('AWS_SECRET_ACCESS_KEY = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYzQ3mKEY99"\n'
                                       'DATABASE_URL = "postgres://app:s3cretpw@db/app"\nDEBUG = False\n')
-    git(repo, "add", "-f", ".env", "settings.py")
+    (repo / "deploy.md").write_text(f"Deploy key:\n\n-----BEGIN PRIVATE KEY-----\n{PEM_BODY}\n-----END PRIVATE KEY-----\n"
+                                    "Rotate it yearly.\n")
+    git(repo, "add", "-f", ".env", "settings.py", "deploy.md")
     (repo / "ragls.toml").write_text(f'[generation]\nbackend = "openai"\nbase_url = "{llm_server.openai_url}"\n'
                                      f'api_key_env = "{KEY_ENV}"\nmodel = "test-model"\nmax_retries = 0\n')
     env = {**git_env(), KEY_ENV: "sk-e2e", "RAGLS_OFFLINE": "1"}
@@ -169,7 +174,10 @@ def test_commit_msg_prompt_carries_no_secret(tmp_path, llm_server):
     assert "- secret file added: .env (content not shown)" in prompt and "+++ b/.env" not in prompt
     assert '+AWS_SECRET_ACCESS_KEY = "***************************************"' in prompt
     assert '+DATABASE_URL = "postgres://app:********@db/app"' in prompt and "+DEBUG = False" in prompt
-    for secret in ("sk-proj-Q3mZ8vT1kLw0pR7yXc5bN2hJ", "hunter22", "wJalrXUtnFEMI", "s3cretpw"):
+    # a private key's body masked, each line's `+` kept (the body's and the END line's were masked too: session 62)
+    assert (f"+-----BEGIN PRIVATE KEY-----\n+{'*' * len(PEM_BODY)}\n+-----END PRIVATE KEY-----\n+Rotate it yearly."
+            in prompt)
+    for secret in ("sk-proj-Q3mZ8vT1kLw0pR7yXc5bN2hJ", "hunter22", "wJalrXUtnFEMI", "s3cretpw", PEM_BODY):
         assert secret not in prompt
 
 

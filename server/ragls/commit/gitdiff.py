@@ -11,7 +11,7 @@ replaced. Lockfiles, generated files (by name, or
 marked `linguist-generated` in .gitattributes), binary and deleted files are described by one line, never by content.
 Secrets never reach the model (docs/security.md): a secret file (`config.SECRET_GLOBS`: `.env*`, `*.pem`, `.netrc`, `.npmrc`
 …, the files indexing never reads) is one line too, and every hunk's secret values are masked by the indexer's
-masker (`sources.redact.mask_secrets`), same length.
+masker (`sources.redact.mask_diff_hunk`), same length, each line's `+`/`-`/space kept.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ import pathspec
 from ragls.core.errors import RequestFailed
 from ragls.index import repo
 from ragls.sources.load import decode_bytes
-from ragls.sources.redact import mask_secrets
+from ragls.sources.redact import mask_diff_hunk
 
 GIT_TIMEOUT_S = 60.0
 MAX_MERGE_MSG_BYTES = 100_000  # git's prepared merge message: a subject and a list of conflicts
@@ -376,7 +376,7 @@ def _parse_section(lines: list[bytes]) -> FileDiff:
     new = plus if plus is not None and status not in ("renamed", "copied") else new
     path = decode((old if status == "deleted" else new) or old or b"?")
     kind = "binary" if binary else classify(path)
-    text_hunks = tuple(mask_secrets(decode(b"\n".join(h)).replace("\r\n", "\n"))[0]
+    text_hunks = tuple(mask_diff_hunk(decode(b"\n".join(h)).replace("\r\n", "\n"))
                        for h in hunks) if kind == "text" else ()
     return FileDiff(
         path=path, status=status, added=added, removed=removed, kind=kind,

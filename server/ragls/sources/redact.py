@@ -417,6 +417,18 @@ def mask_secrets(text: str) -> tuple[str, int]:
     return ("".join(chars) if count else text), count
 
 
+def mask_diff_hunk(hunk: str) -> str:
+    """`hunk` (a unified diff's hunk: each line a `+`, `-`, space, `@@` or `\\` prefix and a file's line) with the
+    secret values of its lines masked (`mask_secrets` on the lines without their first character, masked as one
+    text so a private key block over several lines is found) and every line's first character kept: masking the
+    hunk as it is took the `+` of each line in a key's body and of its END line, breaking the diff's structure."""
+    lines = hunk.split("\n")
+    masked, count = mask_secrets("\n".join(line[1:] for line in lines))
+    if not count:
+        return hunk
+    return "\n".join(line[:1] + body for line, body in zip(lines, masked.split("\n"), strict=True))
+
+
 #: Why a URL holding a credential (`url_credential`) is not fetched, a named RAG's source or a link a crawl meets: a
 #: page's URL is its key, stored in the index and shown in rag/status, hits and prompts.
 URL_CREDENTIAL = ("a URL holding a credential is not fetched: every page's URL would carry it into the index, "
