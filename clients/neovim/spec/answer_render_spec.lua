@@ -235,6 +235,41 @@ H.it("pickers and RagAsk's quickfix place a mid-line source at its byte column, 
   os.remove(path)
 end)
 
+H.it("a source's lines come from its own buffer, never from one whose name contains its path", function()
+  -- bufnr() takes a file pattern: "/d/a.md" found the buffer of "/d/a.md.orig" when a.md had none (and of
+  -- "/x/d/a.md" too), so a source's column, end and cited place were read from another file's unsaved lines.
+  local dir = vim.fn.tempname()
+  vim.fn.mkdir(dir, "p")
+  local path, other = vim.fs.joinpath(dir, "a.md"), vim.fs.joinpath(dir, "a.md.orig")
+  vim.fn.writefile({ "# A", "abc GIRAFFE roams the plains.", "", "Lions sleep all day." }, path)
+  vim.fn.writefile({}, other)
+  local decoy = vim.fn.bufadd(other)
+  vim.fn.bufload(decoy)
+  vim.api.nvim_buf_set_lines(decoy, 0, -1, false,
+    { "# Orig", "é😀 GIRAFFE and a much longer line of the other file", "", "Giraffes eat leaves." })
+  H.eq(decoy, vim.fn.bufnr(path), "the pattern lookup settles for the other file's buffer")
+  H.eq(-1, vim.fn.bufnr("^" .. path .. "$"), "which is not a.md's")
+  local at = function(a, b, c, d)
+    return { start = { line = a, character = b }, ["end"] = { line = c, character = d } }
+  end
+  local source = { n = 1, uri = vim.uri_from_fname(path), path = "a.md", title = "A", range = at(0, 0, 3, 20),
+    focusRange = at(1, 4, 1, 29) }
+  H.eq({ 2, 4 }, { jump.source_start(source) }, "GIRAFFE's byte column in a.md (4; the other line's is 7)")
+  H.eq({ 2, 29 }, { jump.source_end(source) }, "the length of a.md's line 2")
+  local places = vim.tbl_extend("force", source, { focusRanges = { at(1, 0, 1, 29), at(3, 0, 3, 20) } })
+  local buf = vim.api.nvim_create_buf(false, true)
+  vim.api.nvim_buf_set_lines(buf, 0, -1, false, { "Lions sleep all day [1]." })
+  H.eq(3, ui.cited_source(places, buf, 1).focusRange.start.line, "[1] opens a.md's line about lions")
+  -- a.md's own buffer, once there, is read (its unsaved lines too)
+  local own = vim.fn.bufadd(path)
+  vim.fn.bufload(own)
+  vim.api.nvim_buf_set_lines(own, 1, 2, false, { "é😀 GIRAFFE roams the plains." })
+  H.eq({ 2, 7 }, { jump.source_start(source) }, "the byte column in a.md's buffer")
+  vim.cmd("bwipeout! " .. own .. " " .. decoy)
+  vim.api.nvim_buf_delete(buf, { force = true })
+  vim.fn.delete(dir, "rf")
+end)
+
 H.it("quickfix: a source quoted at two places is two items; a long preview stays on one screen line", function()
   local r = function(a, b, c)
     return { start = { line = a, character = 0 }, ["end"] = { line = b, character = c } }

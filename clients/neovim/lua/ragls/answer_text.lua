@@ -460,6 +460,16 @@ function M.source_fname(source)
   return nil
 end
 
+--- The buffer of the file `fname` (a full path), or nil when none has it. Exact: |bufexists()| compares file names
+--- (as |bufadd()| does, which then returns that buffer), where |bufnr()| takes a file pattern and so settled for a
+--- buffer whose name merely contains `fname` ("/ws/a.md" in "/ws/a.md.orig"'s or "/old/ws/a.md"'s) when `fname`
+--- itself had none: that file's lines were read as the source's.
+---@param fname string
+---@return integer|nil
+function M.file_buffer(fname)
+  return vim.fn.bufexists(fname) == 1 and vim.fn.bufadd(fname) or nil
+end
+
 --- `source` for its `[n]` on line `lnum` of the answer in `buf`: at the quoted place the answer item there cites
 --- (|ragls.M.cited_place|), read from the source's loaded buffer, else its file; the places of a source whose lines
 --- count extracted text (a PDF, HTML or DOCX file) are read from that text's buffer (|ragls.extracted|, made when
@@ -479,8 +489,7 @@ function M.cited_source(source, buf, lnum)
     end)
   end
   if not bufnr and fname then
-    local b = vim.fn.bufnr(fname)
-    bufnr = b > 0 and b or nil
+    bufnr = M.file_buffer(fname)
   end
   return M.cited_place(source, quote, function(first, last)
     if bufnr and vim.api.nvim_buf_is_valid(bufnr) and vim.api.nvim_buf_is_loaded(bufnr) then

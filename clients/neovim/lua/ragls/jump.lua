@@ -7,6 +7,7 @@
 
 local config = require("ragls.config")
 local source_fname = require("ragls.answer_text").source_fname
+local file_buffer = require("ragls.answer_text").file_buffer
 
 local M = {}
 
@@ -155,8 +156,7 @@ end
 ---@return string|nil
 local function source_line_text(bufnr, fname, lnum)
   if not bufnr and fname then
-    local b = vim.fn.bufnr(fname)
-    bufnr = b > 0 and b or nil
+    bufnr = file_buffer(fname)
   end
   if bufnr and vim.api.nvim_buf_is_valid(bufnr) and vim.api.nvim_buf_is_loaded(bufnr) then
     return vim.api.nvim_buf_get_lines(bufnr, lnum - 1, lnum, false)[1]
