@@ -2,7 +2,9 @@
 (`answer/focus._with_meaning`): the sentence that answers in its own words beats one restating the question's, on
 real stores (tantivy, LanceDB, the SQLite manifest) and the offline all-MiniLM-L6-v2, through `search` as every
 front calls it. By words alone the focus was the first paragraph, which shares "certificate", "server", "HTTPS" and
-"expired" with the question and says what fails, not how to stop it.
+"expired" with the question and says what fails, not how to stop it. The sentences' vectors are the ones the
+index's sentence pass stored (`Embedder.known_vectors`): a search never runs the model on them, so without that pass
+(a one-shot CLI command, a named RAG, a cold index) the words alone choose, at a warm query's cost.
 """
 
 from __future__ import annotations
@@ -10,8 +12,10 @@ from __future__ import annotations
 import pytest
 from offline_index import file_lines, folder_index, line_of
 from ragls.answer.focus import sentence_focus
-from ragls.embedding.embed import offline_model_dir
+from ragls.config.trust import trust as trust_folder
+from ragls.embedding.embed import OFFLINE_MODEL_NAME, Embedder, offline_model_dir
 from ragls.retrieval.search import search
+from ragls.workspace.rag_workspace import RagWorkspace
 
 pytestmark = pytest.mark.skipif(offline_model_dir() is None, reason="needs ragls[offline]")
 
@@ -42,23 +46,58 @@ QUESTION = "How do I disable certificate verification for a server whose HTTPS c
 
 
 @pytest.fixture(scope="module")
+def workspace(tmp_path_factory):
+    """A RagWorkspace over certs.md and timeouts.md, indexed with the sentence pass (`index.sentence_vectors`, on by
+    default: what a server runs once every window has its vector)."""
+    root = tmp_path_factory.mktemp("meaning")
+    folder = root / "docs"
+    folder.mkdir()
+    (folder / "certs.md").write_text(CERTS)
+    (folder / "timeouts.md").write_text(TIMEOUTS)
+    (folder / "ragls.toml").write_text(f'[index]\npath = "{(root / "index").as_posix()}"\n[embedding]\n'
+                                       f'model_path = "{offline_model_dir().as_posix()}"\n'
+                                       f'model = "{OFFLINE_MODEL_NAME}"\n[generation]\nbackend = "none"\n')
+    trust_folder(folder)
+    ws = RagWorkspace([folder])
+    ws.index()
+    yield ws
+    ws.close()
+
+
+@pytest.fixture(scope="module")
 def indexed(tmp_path_factory):
-    idx, s = folder_index(tmp_path_factory.mktemp("meaning"), {"certs.md": CERTS, "timeouts.md": TIMEOUTS})
+    """The same files in a FolderIndex alone: no sentence pass, nothing stored for the sentences."""
+    idx, s = folder_index(tmp_path_factory.mktemp("words"), {"certs.md": CERTS, "timeouts.md": TIMEOUTS})
     yield idx, s
     idx.close()
 
 
-def test_the_focus_is_the_sentence_that_answers_by_meaning(indexed):
-    idx, s = indexed
-    top = search([idx], idx.embedder, QUESTION, settings=s.retrieval, top_k=2)[0]
+def test_the_focus_is_the_sentence_that_answers_by_meaning(workspace):
+    top = workspace.retrieve(QUESTION, 2).hits[0]
     assert top.chunk.path == "certs.md"
     first, last = file_lines(top.focus)
     assert first == line_of(CERTS, "You can turn verification off")
     assert first <= line_of(CERTS, "check_certs=False") <= last <= first + 5  # the code line it introduces, 6 lines
 
 
-def test_without_the_question_vector_the_focus_is_chosen_by_words(indexed):
+def test_without_stored_sentence_vectors_the_words_choose_and_the_model_does_not_run(indexed, monkeypatch):
     idx, s = indexed
+    search([idx], idx.embedder, "warm the model up", settings=s.retrieval, top_k=2)
+    embedded: list[str] = []
+    embed_documents = Embedder.embed_documents
+
+    def counted(self, texts, *args, **kwargs):
+        embedded.extend(texts)
+        return embed_documents(self, texts, *args, **kwargs)
+
+    monkeypatch.setattr(Embedder, "embed_documents", counted)
     top = search([idx], idx.embedder, QUESTION, settings=s.retrieval, top_k=2)[0]
+    assert top.chunk.path == "certs.md"
+    assert file_lines(top.focus)[0] == line_of(CERTS, "By default the client checks")  # the words' choice
+    assert not [t for t in embedded if "verification off" in t], embedded  # no focus sentence went to the model
+
+
+def test_without_the_question_vector_the_focus_is_chosen_by_words(workspace):
+    top = workspace.retrieve(QUESTION, 2).hits[0]
     [by_words] = sentence_focus([top], QUESTION)  # no embed: the words' choice (a BM25-only hit, no model)
     assert file_lines(by_words.focus)[0] == line_of(CERTS, "By default the client checks")

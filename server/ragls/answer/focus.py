@@ -138,7 +138,8 @@ def sentence_focus(hits: Sequence[Hit], question: str, files: FileFilters | None
     `window`, else `focus`) is kept and the context (`Hit.window`) is widened to cover the focus (`context_span`),
     so calling it again gives the same hits. Hits without a window or focus are returned as they are. `files`: the
     open indexes' file filters by folder (what a page's literalinclude may show, `passages.chunk_units`). With
-    `embed` (passage texts -> normalised vectors, (len, dim): the index's model, through its memo) and
+    `embed` (passage texts -> normalised vectors, (len, dim), or None when they are not all at hand: the vectors
+    the index's sentence pass stored, `Embedder.known_vectors`) and
     `query_vector` (the question's, normalised, (dim,)), the passages the words score are ranked by their meaning
     too (`_with_meaning`)."""
     query, terms, named = _citation_terms(question)
@@ -198,6 +199,8 @@ def _with_meaning(scores: list[float | None], titled: list[float], candidates: l
     if not scored or top <= 0:
         return scores, titled
     vecs = embed([candidates[i].unit.sentence for i in scored])
+    if vecs is None:  # a sentence without its vector at hand (`Embedder.known_vectors`): the words alone choose
+        return scores, titled
     out: list[float | None] = [None] * len(scores)
     for i, v in zip(scored, vecs):
         out[i] = (scores[i] or 0.0) / top + COSINE_WEIGHT * float(v @ query_vector)

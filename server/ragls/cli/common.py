@@ -263,9 +263,10 @@ def preview_text(chunk: dict, limit: int = 200) -> str:
 
 def without_sentence_pass(args) -> None:
     """Turn the index's sentence pass (`index.sentence_vectors`, index/vector_phase.py) off for this command unless
-    its own overrides set it: a one-shot command (`ragls query`, `ragls ask`, `ragls eval`) prints its result and
-    exits, and the pass only saves a later first answer the model time of its sentences (the vectors are the same
-    bit for bit), so the user would wait for work done for someone else: README command 1 took 237 s instead of
+    its own overrides set it: a one-shot command (`ragls query`, `ragls ask`) prints its result and exits, and the
+    pass only saves a later first answer the model time of its sentences and lets a later focus weigh their meaning
+    (`Embedder.known_vectors`; the vectors are the same bit for bit), so the user would wait for work done for
+    someone else: README command 1 took 237 s instead of
     200 s with it (bench/history/session-52.md "What a newcomer and an editor wait for"). It runs on the next `ragls index`
     or server start; what an index holds already is still read (`Embedder.stored`)."""
     layer = dict(getattr(args, "overrides", None) or {})

@@ -21,7 +21,6 @@ from ragls.cli.common import (
     one_line,
     require_folder,
     terminal_text,
-    without_sentence_pass,
 )
 from ragls.core.errors import InvalidParams, RaglsError, RequestFailed
 from ragls.core.uris import display_path, uri_to_path
@@ -342,7 +341,8 @@ def cmd_eval(args) -> int:
     summaries = []
     for label, layer in sides:
         args.overrides = layer
-        without_sentence_pass(args)  # an evaluation's answers are the same without it (unless its layer asks)
+        # with the sentence pass (unless the layer turns it off): the figures are a server's once its index is
+        # complete, whose focus reads the sentences' stored vectors (`Embedder.known_vectors`)
         with _indexed_workspace(args) as ws:
             _check_complete(ws)
             if len(sides) > 1:

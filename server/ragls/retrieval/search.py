@@ -384,8 +384,8 @@ def _finish(sources, lookup: ChunkLookup, hits: list[Hit], matches: dict, q: Que
             max_context_chars: int, embedder=None) -> list[Hit]:
     """Add each hit's context window (best window, else keyword lines) and its focus, the answering sentence in
     it (`answer/focus.sentence_focus`: by the passages' words, and with `embedder` and the query's vector by their
-    meaning too, their sentences embedded through the embedder's memo, which finds the vectors the index's sentence
-    pass stored); with `parent_document`, grow each hit to its section."""
+    meaning too where their sentences' vectors are at hand, `Embedder.known_vectors`: the index's sentence pass
+    stored them or an answer embedded them; the model never runs here); with `parent_document`, grow each hit to its section."""
     out = []
     for hit in hits:
         m = matches.get(lookup.key_of.get(id(hit.chunk)))
@@ -394,8 +394,7 @@ def _finish(sources, lookup: ChunkLookup, hits: list[Hit], matches: dict, q: Que
         else:
             window = keyword_focus(hit.chunk, q.focus_terms)
         out.append(replace(hit, focus=window, window=window) if window is not None else hit)
-    embed = None if q.vector is None or embedder is None else \
-        getattr(embedder, "embed_memoised", None) or embedder.embed_documents
+    embed = None if q.vector is None else getattr(embedder, "known_vectors", None)  # never the model: see there
     out = sentence_focus(out, q.text, file_filters(sources), embed, q.vector)
     if settings.parent_document:
         from ragls.retrieval.parent import expand_hits
