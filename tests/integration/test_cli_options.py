@@ -112,3 +112,21 @@ def test_query_shows_relevance_not_the_raw_score(folder, capsys):
     assert cli.main(["query", str(folder), "walrus ice floe", "--no-server", "--explain"]) == 0
     first = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("1."))
     assert re.search(r"\(relevance 100%, score \d+\.\d{4}\)", first), first
+
+
+def test_an_abstained_query_shows_no_relevance_share(folder, capsys):
+    """An abstained result's best weak match is 100% of itself: "relevance 100%" under "nothing relevant enough
+    was found" contradicted the line above it, so the server sends no share then (`Chunk.relevance`) and the CLI
+    prints none; --json holds no `relevance` either, and --explain still shows the raw score."""
+    question = "how do I rotate the kubernetes ingress certificate"
+    assert cli.main(["query", str(folder), question, "--no-server"]) == 0
+    out = capsys.readouterr().out
+    assert "(nothing relevant enough was found; best matches below)" in out and "%" not in out, out
+    lines = [line for line in out.splitlines() if line[:1].isdigit()]
+    assert lines and not any("relevance" in line or "score" in line for line in lines), lines
+    assert cli.main(["query", str(folder), question, "--no-server", "--json"]) == 0
+    wire = json.loads(capsys.readouterr().out)
+    assert wire["abstained"] and wire["chunks"] and not any("relevance" in c for c in wire["chunks"])
+    assert cli.main(["query", str(folder), question, "--no-server", "--explain"]) == 0
+    first = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("1."))
+    assert re.search(r"\(score -?\d+\.\d{4}\)", first) and "relevance" not in first, first

@@ -14,7 +14,7 @@ def test_absent_params_are_an_empty_object_but_a_nested_null_stays_null():
 
 
 def test_relevance_is_each_score_as_a_share_of_the_best_or_absent_when_no_share_means_anything():
-    from ragls.lsp.wire import relevance_shares
+    from ragls.retrieval.fuse import relevance_shares
 
     assert relevance_shares([2.088, 1.6794, 0.0]) == [1.0, 0.804, 0.0]  # convex, bonus on the first, a zero hit
     assert relevance_shares([0.0328, 0.0323]) == [1.0, 0.985]  # RRF's close scores stay close

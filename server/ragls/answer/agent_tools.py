@@ -20,7 +20,6 @@ from ragls.answer.template import DATA_NOTE, quote_passage
 from ragls.core.ir import Chunk, Hit, LineSpan
 from ragls.core.uris import path_to_uri
 from ragls.retrieval.focus import context_span
-from ragls.retrieval.fuse import relevance_shares
 from ragls.sources.convert import extracted_text
 from ragls.sources.passage import read_passage
 
@@ -120,7 +119,7 @@ def search_result(ws, query: str, top_k: int | None = None, rag=None, expand: bo
     """search_docs / ragls_search: `ws.query` → each hit quoted ("[n] path:cite-lines — heading (score s, relevance r%)" and
     the chunk in a `<passage>` element), best first; an abstention says the matches are weak."""
     result = ws.query(query, top_k, rag, expand)
-    shares = relevance_shares([h.score for h in result.hits]) or [None] * len(result.hits)
+    shares = result.relevances()  # none when abstained: the best weak match is no "100%"
     records = [hit_record(h, r) for h, r in zip(result.hits, shares)]  # servable hits only (RagWorkspace.retrieve)
     data = {"query": result.query, "abstained": result.abstained, "results": records,
             "elapsed_ms": round(result.elapsed_ms, 1), "note": DATA_NOTE}

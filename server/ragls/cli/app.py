@@ -258,8 +258,8 @@ def _print_query(args, wire: dict, hits, why_empty: list[str] | None = None) -> 
             sims = f" cos={hit.similarity:.3f}" if hit is not None and hit.similarity is not None else ""
             via = f" via {'+'.join(chunk['transforms'])}" if chunk.get("transforms") else ""
             extra = f"  signals={chunk.get('signals')}{sims}{via}"
-        print(f"{n}. {_line(chunk['source'])}{title}{_chunk_lines(chunk['source'])}{_relevance(chunk, args.explain)}"
-              f"{extra}")
+        relevance = _relevance(chunk, args.explain, wire["abstained"])
+        print(f"{n}. {_line(chunk['source'])}{title}{_chunk_lines(chunk['source'])}{relevance}{extra}")
         print(f"   {one_line(preview_text(chunk))}")
     from ragls.cli.llm_lines import query_lines
 
@@ -268,10 +268,13 @@ def _print_query(args, wire: dict, hits, why_empty: list[str] | None = None) -> 
     return 0
 
 
-def _relevance(chunk: dict, explain: bool) -> str:
+def _relevance(chunk: dict, explain: bool, abstained: bool = False) -> str:
     """The "  (relevance 64%)" of a query hit: its score as a share of the best one (`Chunk.relevance`), as the editors show it;
-    the raw score only with --explain (its scale depends on the fusion and the reranker)."""
+    the raw score only with --explain (its scale depends on the fusion and the reranker) or when no share is given,
+    nothing for the weak matches of an abstained result (a server gives them no share: the best was "100%")."""
     parts = [f"relevance {round(chunk['relevance'] * 100)}%"] if chunk.get("relevance") is not None else []
+    if abstained and not explain:
+        return ""
     if explain or not parts:
         parts.append(f"score {chunk['score']:.4f}")
     return f"  ({', '.join(parts)})"

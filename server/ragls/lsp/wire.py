@@ -20,7 +20,6 @@ from ragls.core.uris import display_path, http_url, key_path, path_to_uri
 from ragls.index.titles import source_title
 from ragls.lsp.plain import to_plain
 from ragls.retrieval.focus import context_span
-from ragls.retrieval.fuse import relevance_shares
 from ragls.sources.convert import extracted_text
 from ragls.sources.passage import Passage
 
@@ -222,7 +221,7 @@ def to_wire_chunk(hit: Hit, explain: bool = False, relevance: float | None = Non
 
 
 def to_wire_query(result, explain: bool = False) -> dict:
-    shares = relevance_shares([h.score for h in result.hits]) or [None] * len(result.hits)
+    shares = result.relevances()  # none when abstained: the best weak match is no "100%"
     out = {"query": result.query, "chunks": [to_wire_chunk(h, explain, r) for h, r in zip(result.hits, shares)],
            "abstained": result.abstained, "elapsedMs": round(result.elapsed_ms, 1)}
     if result.truncated:

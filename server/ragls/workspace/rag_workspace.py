@@ -31,6 +31,7 @@ from ragls.index.indexer import FolderIndex, ProgressFn, SyncReport
 from ragls.index.paths import workspace_index_dirs
 from ragls.kb.rags import WORKSPACE, RagInfo, RagRegistry
 from ragls.retrieval.assisted import assisted_search
+from ragls.retrieval.fuse import relevance_shares
 from ragls.retrieval.query import analyse
 from ragls.retrieval.relevance import abstained
 from ragls.retrieval.result import RetrievalResult
@@ -65,6 +66,13 @@ class QueryResult:
     def llm(self):
         """LLM-assisted retrieval's trace (retrieval/llm_steps.LLMTrace), None when no step is on."""
         return self.hits.llm
+
+    def relevances(self) -> list[float | None]:
+        """Each hit's relevance as shown (rag/query's `Chunk.relevance`, the search tools'): its score's share of the
+        best hit's (`fuse.relevance_shares`, 0..1); None for every hit when no share means anything or the result
+        abstained (the best weak match, 100% of itself, read "relevance 100%" under "nothing relevant enough")."""
+        shares = None if self.abstained else relevance_shares([h.score for h in self.hits])
+        return list(shares) if shares else [None] * len(self.hits)
 
 
 class RagWorkspace:
