@@ -231,12 +231,16 @@ def test_ask_through_the_command_palette(built: Path, tmp_path: Path) -> None:
 @needs_toolchain
 def test_extracted_text_editor_after_a_window_reload(built: Path, tmp_path: Path) -> None:
     """`out/test/e2e/uiReload.js`: an HTML page's result opened from Search Docs is its extracted text in Markdown,
-    and stays so in the editor VS Code restores after a window reload (it came back in HTML mode)."""
+    and stays so in the editor VS Code restores after a window reload (it came back in HTML mode); its breadcrumbs
+    read the page's path in the workspace (they read every folder from /)."""
     assert TOOLCHAIN is not None, MISSING_TOOLCHAIN
-    shot = RESULTS / "extracted-after-reload.png"
+    shot, crumbs = RESULTS / "extracted-after-reload.png", RESULTS / "extracted-breadcrumbs.png"
     shot.unlink(missing_ok=True)
+    crumbs.unlink(missing_ok=True)
     result = _run([NODE, "out/test/e2e/uiReload.js", str(VSIX), str(tmp_path / "ui")], timeout=600,
                   RAGLS_TEST_RESULTS=str(RESULTS), **TOOLCHAIN)
     passed = _assert_tap(result, "UI reload test")
     assert any("after a window reload" in line for line in passed), result.stdout
+    assert any("its breadcrumbs read the page's path" in line for line in passed), result.stdout
     assert shot.is_file() and shot.stat().st_size > 10_000, "no screenshot extracted-after-reload.png"
+    assert crumbs.is_file() and crumbs.stat().st_size > 1_000, "no screenshot extracted-breadcrumbs.png"

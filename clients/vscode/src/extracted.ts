@@ -14,10 +14,43 @@ export const EXTRACTED_SCHEME = 'ragls-extracted';
 const READ_LINES = 400;
 const MAX_LINES = 200_000;
 
-/** The document a source opens in: its extracted text for an `extractedText` file, else its own URI. */
+/**
+ * The document a source opens in: its extracted text for an `extractedText` file, else its own URI. A file in a
+ * workspace folder has its path relative to that folder, the folder in the query (`{"root": folder URI, "name":
+ * folder name}`, see `extractedFileUri`): VS Code's breadcrumbs walk a document's path up to a workspace folder of
+ * its own scheme, so `ragls-extracted:` + the absolute path showed every folder from `/` ("home > me > ws > docs >
+ * page.html"); now "docs > page.html", as the file's own editor. Tabs and hovers read "ws/docs/page.html" (the
+ * `resourceLabelFormatters` contribution). A file outside the workspace keeps its absolute path.
+ */
 export function sourceDocumentUri(source: Source): vscode.Uri {
   const uri = vscode.Uri.parse(source.uri);
-  return source.extractedText === true && uri.scheme === 'file' ? uri.with({ scheme: EXTRACTED_SCHEME }) : uri;
+  if (source.extractedText !== true || uri.scheme !== 'file') {
+    return uri;
+  }
+  const folder = vscode.workspace.getWorkspaceFolder(uri);
+  const root = folder?.uri.path.replace(/\/+$/, '');
+  if (!folder || !root || !uri.path.startsWith(`${root}/`)) {
+    return uri.with({ scheme: EXTRACTED_SCHEME });
+  }
+  const query = JSON.stringify({ root: folder.uri.toString(), name: folder.name });
+  return vscode.Uri.from({ scheme: EXTRACTED_SCHEME, path: uri.path.slice(root.length), query });
+}
+
+/**
+ * The file whose extracted text `uri` (a `ragls-extracted:` document, `sourceDocumentUri`) shows: the workspace
+ * folder's URI in its query joined with its relative path, else (no folder: a file outside the workspace, an editor
+ * restored from before) the file of the same path.
+ */
+export function extractedFileUri(uri: vscode.Uri): vscode.Uri {
+  let root: unknown;
+  try {
+    root = uri.query ? (JSON.parse(uri.query) as { root?: unknown }).root : undefined;
+  } catch {
+    root = undefined;
+  }
+  return typeof root === 'string'
+    ? vscode.Uri.joinPath(vscode.Uri.parse(root), uri.path)
+    : uri.with({ scheme: 'file', query: '' });
 }
 
 /**
@@ -75,7 +108,7 @@ export class ExtractedTextFileSystem implements vscode.FileSystemProvider {
 
   /** The extracted text as UTF-8 (at most MAX_LINES lines); the server's error when it cannot read the file. */
   async readFile(uri: vscode.Uri): Promise<Uint8Array> {
-    const path = uri.with({ scheme: 'file' }).toString();
+    const path = extractedFileUri(uri).toString();
     const lines: string[] = [];
     let first = 1;
     while (lines.length < MAX_LINES) {

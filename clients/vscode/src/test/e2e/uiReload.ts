@@ -3,7 +3,8 @@
  * with an HTML page added to it in headless Chromium, opens the page's result from Search Docs (its extracted text:
  * a `ragls-extracted:` editor in Markdown, extracted.ts), reloads the window and checks that the restored editor is
  * still that text in Markdown, not HTML (VS Code restores it without the extension's help; screenshot
- * `extracted-after-reload.png`).
+ * `extracted-after-reload.png`). The editor's breadcrumbs read the page's path in the workspace, not every folder
+ * from / (screenshot `extracted-breadcrumbs.png`).
  *
  *   node out/test/e2e/uiReload.js VSIX [WORK_DIR]
  *
@@ -57,6 +58,17 @@ async function main(): Promise<number> {
       await page.locator('.tabs-container .tab.active:has-text("pairing.html"):not(:has(.monaco-icon-label.italic))').first()
         .waitFor({ state: 'visible', timeout: 30_000 });
       await pageTextIn(page, 'Markdown');
+    }, page, shots);
+    await step('its breadcrumbs read the page\'s path in the workspace, not every folder from /', async () => {
+      // (the workspace has two folders: the breadcrumbs of notes/pairing.html itself read "notes > pairing.html")
+      const crumbs = page.locator('.editor-group-container.active .breadcrumbs-control .monaco-breadcrumb-item');
+      await crumbs.first().waitFor({ state: 'visible', timeout: 30_000 });
+      const texts = (await crumbs.allTextContents()).map((t) => t.trim());
+      if (texts[0] !== 'pairing.html') {
+        throw new Error(`the breadcrumbs read ${JSON.stringify(texts)}`);
+      }
+      await page.locator('.editor-group-container.active .title').first()
+        .screenshot({ path: join(shots, 'extracted-breadcrumbs.png') });
     }, page, shots);
     await step('after a window reload the restored editor is still the extracted text in Markdown, not HTML', async () => {
       // as a user reloads the window (the workbench saves its editors' state first)

@@ -12,7 +12,7 @@ import type { RaglsApi } from '../../extension';
 import { describeError } from '../../commands';
 import { ResponseError } from 'vscode-languageclient/node';
 import { citedPlace, openSource, sourceLabel } from '../../answer';
-import { extractedLanguage } from '../../extracted';
+import { extractedFileUri, extractedLanguage, sourceDocumentUri } from '../../extracted';
 import { AskRequest, QueryRequest, Source } from '../../protocol';
 import { assertOpensAt, FIRST_INDEX_MS, activated } from './helpers';
 
@@ -101,7 +101,15 @@ suite('ragls extension in VS Code', () => {
     const editor = await openSource(source);
     assert.ok(editor, 'no editor');
     assert.equal(editor.document.uri.scheme, 'ragls-extracted', editor.document.uri.toString());
-    assert.equal(editor.document.uri.path, uri.path);
+    // its path is the file's relative to its workspace folder (the breadcrumbs read "docs > deployment.md", not
+    // every folder from /), the folder in its query; it reads the file's text
+    assert.equal(editor.document.uri.path, '/docs/deployment.md');
+    assert.equal(extractedFileUri(editor.document.uri).toString(), uri.toString());
+    const outside = vscode.Uri.file('/elsewhere/manual.pdf');
+    assert.equal(sourceDocumentUri({ ...source, uri: outside.toString() }).toString(),
+      outside.with({ scheme: 'ragls-extracted' }).toString(), 'a file outside the workspace: its absolute path');
+    assert.equal(extractedFileUri(vscode.Uri.parse('ragls-extracted:/elsewhere/manual.pdf')).toString(),
+      outside.toString(), 'an editor restored from before: the file of its path');
     assert.ok(editor.document.lineAt(5).text.includes('To roll back, run'), editor.document.getText());
     assertOpensAt(editor, source);
     // in the extracted text's language, not the one of the file's name: Markdown (HTML, DOCX), plain text (PDF).
