@@ -9,8 +9,8 @@ Layers:
 - in-host: `out/test/e2e/runInHost.js` — code-server + headless Chromium run `src/test/suite/*.test.ts` in the
   extension host; every command against the real server.
 - UI: `out/test/e2e/uiAsk.js` installs the packaged .vsix into code-server, asks through the command palette and
-  saves screenshots to `clients/vscode/test-results/`; `out/test/e2e/uiReload.js` reloads the window over an
-  extracted-text editor.
+  saves screenshots to `clients/vscode/test-results/`, then (uiReload.ts' steps, in the same code-server session)
+  reloads the window over an extracted-text editor.
 
 The first two need node and npm; the last two also need the toolchain from
 `clients/vscode/scripts/setup-test-toolchain.sh` (found through `$RAGLS_TOOLS_DIR/env.sh`, default `.tools/env.sh`),
@@ -218,29 +218,19 @@ def test_ask_through_the_command_palette(built: Path, tmp_path: Path) -> None:
                                          "search-opened-highlight.png", "progress.png", "status-starting.png", "walkthrough.png",
                                          "chat-view.png", "chat-abstained.png", "chat-code-block.png", "chat-history.png",
                                          "chat-error.png", "chat-server-stopped.png", "chat-server-retried.png",
-                                         "status-warning.png", "status-warning-message.png")]
-    for shot in shots:
+                                         "status-warning.png", "status-warning-message.png",
+                                         "extracted-after-reload.png")]
+    crumbs = RESULTS / "extracted-breadcrumbs.png"
+    for shot in [*shots, crumbs]:
         shot.unlink(missing_ok=True)
-    result = _run([NODE, "out/test/e2e/uiAsk.js", str(VSIX), str(tmp_path / "ui")], timeout=600,
+    result = _run([NODE, "out/test/e2e/uiAsk.js", str(VSIX), str(tmp_path / "ui")], timeout=900,
                   RAGLS_TEST_RESULTS=str(RESULTS), **TOOLCHAIN)
-    _assert_tap(result, "UI test")
+    passed = _assert_tap(result, "UI test")
     for shot in shots:
         assert shot.is_file() and shot.stat().st_size > 10_000, f"no screenshot {shot.name}"
-
-
-@needs_toolchain
-def test_extracted_text_editor_after_a_window_reload(built: Path, tmp_path: Path) -> None:
-    """`out/test/e2e/uiReload.js`: an HTML page's result opened from Search Docs is its extracted text in Markdown,
-    and stays so in the editor VS Code restores after a window reload (it came back in HTML mode); its breadcrumbs
-    read the page's path in the workspace (they read every folder from /)."""
-    assert TOOLCHAIN is not None, MISSING_TOOLCHAIN
-    shot, crumbs = RESULTS / "extracted-after-reload.png", RESULTS / "extracted-breadcrumbs.png"
-    shot.unlink(missing_ok=True)
-    crumbs.unlink(missing_ok=True)
-    result = _run([NODE, "out/test/e2e/uiReload.js", str(VSIX), str(tmp_path / "ui")], timeout=600,
-                  RAGLS_TEST_RESULTS=str(RESULTS), **TOOLCHAIN)
-    passed = _assert_tap(result, "UI reload test")
+    # uiReload.ts' steps, last in the session: an HTML page's result opened from Search Docs is its extracted text in
+    # Markdown, and stays so in the editor VS Code restores after a window reload (it came back in HTML mode); its
+    # breadcrumbs read the page's path in the workspace (they read every folder from /)
     assert any("after a window reload" in line for line in passed), result.stdout
     assert any("its breadcrumbs read the page's path" in line for line in passed), result.stdout
-    assert shot.is_file() and shot.stat().st_size > 10_000, "no screenshot extracted-after-reload.png"
     assert crumbs.is_file() and crumbs.stat().st_size > 1_000, "no screenshot extracted-breadcrumbs.png"

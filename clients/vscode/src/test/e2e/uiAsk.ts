@@ -13,7 +13,8 @@
  * its answer: the turn says the server stopped, with Retry and Show Output (screenshot `chat-server-stopped.png`),
  * and Retry answers from the server the language client started again (`chat-server-retried.png`); adds a folder of code only to the workspace
  * and checks that the status bar item warns, its hover says what to set (screenshot `status-warning.png`) and
- * clicking it shows that warning (screenshot `status-warning-message.png`).
+ * clicking it shows that warning (screenshot `status-warning-message.png`); then, in the same session, uiReload.ts'
+ * steps: an HTML page's extracted text stays Markdown after a window reload (screenshot `extracted-after-reload.png`).
  *
  *   node out/test/e2e/uiAsk.js VSIX [WORK_DIR]
  *
@@ -25,6 +26,7 @@ import { appendFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } f
 import { createServer as createHttpServer, type ServerResponse } from 'node:http';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
+import { extractedTextAfterReload } from './uiReload';
 import { answerInputBox, paletteCommand, quickInputFocused, runMain, step, uiSession, until } from './uiSteps';
 
 const QUESTION = 'How do I roll back beacon firmware?';
@@ -63,7 +65,8 @@ async function main(): Promise<number> {
     // A staged change for the Source Control step.
     appendFileSync(join(ws.handbook, 'docs', 'calibration.md'), '\n## Safety\n\nWear gloves: the brass housing is sharp.\n');
     execFileSync('git', ['add', 'docs/calibration.md'], { cwd: ws.handbook });
-  }, async ({ page, ws, shots, server }) => {
+  }, async (session) => {
+    const { page, ws, shots, server } = session;
     await step('while the server starts, the status bar item names the step (not only its hover)', async () => {
       const item = page.locator('.statusbar-item:has-text("ragls: starting the server"), .statusbar-item:has-text("ragls: opening the index"), .statusbar-item:has-text("ragls: indexing")').first();
       await item.waitFor({ state: 'visible', timeout: FIRST_INDEX_TIMEOUT_MS });
@@ -557,6 +560,7 @@ async function main(): Promise<number> {
       }
       await page.screenshot({ path: join(shots, 'extension-page.png') });
     }, page, shots);
+    await extractedTextAfterReload(session, 4);
   });
 }
 
