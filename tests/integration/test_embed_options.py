@@ -11,7 +11,8 @@ import time
 
 import numpy as np
 from ragls.config.settings import build_settings
-from ragls.embedding.embed import OFFLINE_MODEL_NAME, Embedder, execution_providers, offline_model_dir, thread_split
+from ragls.embedding.embed import OFFLINE_MODEL_NAME, Embedder, offline_model_dir
+from ragls.embedding.sessions import execution_providers, thread_split
 
 
 def embedding(**extra):

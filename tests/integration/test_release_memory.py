@@ -1,5 +1,5 @@
 """The embedding model's run memory given back after a burst of work (`Embedder.release_memory`,
-ragls/embedding/arena.py): real offline model and ONNX Runtime session, real RagWorkspace and IndexWorker."""
+ragls/embedding/sessions.py): real offline model and ONNX Runtime session, real RagWorkspace and IndexWorker."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from ragls.embedding.arena import CPU_ARENA, SHRINK_KEY, ReleasableSession
 from ragls.embedding.embed import OFFLINE_MODEL_NAME, Embedder, offline_model_dir
+from ragls.embedding.sessions import CPU_ARENA, SHRINK_KEY, ReleasableSession
 from ragls.workspace.rag_workspace import RagWorkspace
 from ragls.workspace.watch import IndexWorker
 

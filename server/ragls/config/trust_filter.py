@@ -120,7 +120,7 @@ FOLDER_MAX: dict[str, dict[str, float]] = {
     # whole: the default, so the folder may only lower it)
     "sources": {"max_file_bytes": 20_000_000, "loader_timeout_s": 120},
     "chunking": {"chunk_size": 20_000, "chunk_overlap": 10_000},
-    # the embedding's threads (embed.thread_split); a batch's attention memory grows with its size (16 x 512 tokens ~ 200 MB)
+    # the embedding's threads (embedding.sessions.thread_split); a batch's attention memory grows with its size (16 x 512 tokens ~ 200 MB)
     "embedding": {"threads": os.cpu_count() or 1, "batch_size": 16},
     "retrieval": {"rerank_timeout_ms": 60_000, "llm_timeout_s": 120, "graph_concurrency": 16},
     "generation": {"timeout_s": 600, "max_context_chars": 120_000},

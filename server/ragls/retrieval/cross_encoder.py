@@ -59,10 +59,10 @@ def _onnx_file(path: Path, preferred: str | None) -> str | None:
 def rerank_providers(setting: str) -> list[str]:
     """ONNX Runtime providers for `retrieval.rerank_provider` (auto: CUDA when available, else CPU; cpu / cuda /
     rocm / directml, each chain ending on the CPU; an unknown value or a provider this onnxruntime lacks: the CPU,
-    with a warning). See `embed.execution_providers`."""
+    with a warning). See `embedding.sessions.execution_providers`."""
     import onnxruntime as ort
 
-    from ragls.embedding.embed import execution_providers
+    from ragls.embedding.sessions import execution_providers
 
     return execution_providers(setting or "auto", ort.get_available_providers(), log.warning,
                                "retrieval.rerank_provider")
