@@ -418,16 +418,7 @@ class Embedder:
         import numpy as np
 
         self.ensure_loaded()
-        known = {t: v for t in dict.fromkeys(texts) if (v := self._memo.get(("document", t))) is not None}
-        missing = [t for t in dict.fromkeys(texts) if t not in known]
-        if missing and self.stored is not None:
-            keys = {t: text_hash(t) for t in missing}
-            found = self.stored(list(keys.values()))
-            for t in missing:
-                if (v := found.get(keys[t])) is not None and v.shape == (self.dim,):
-                    known[t] = v = np.array(v, dtype=np.float32)  # its own writable row
-                    self._memo.put(("document", t), v)
-            missing = [t for t in missing if t not in known]
+        known, missing = self._at_hand(texts)
         for t, v in zip(missing, self.embed_documents(missing) if missing else ()):
             known[t] = v = v.copy()  # a row of its own: a view would keep the whole call's array alive
             self._memo.put(("document", t), v)
@@ -446,20 +437,26 @@ class Embedder:
 
         if not texts:
             return None
+        known, missing = self._at_hand(texts)
+        return None if missing else np.stack([known[t] for t in texts]).astype(np.float32, copy=False)
+
+    def _at_hand(self, texts: Sequence[str]) -> tuple[dict[str, np.ndarray], list[str]]:
+        """({text: vector} of the distinct `texts` whose vector is in the memo or, looked up by `text_hash`, among
+        the `stored` ones (put into the memo, each its own writable float32 row), [the other distinct texts, in
+        order]): what `embed_memoised` need not embed and `known_vectors` may use."""
+        import numpy as np
+
         known = {t: v for t in dict.fromkeys(texts) if (v := self._memo.get(("document", t))) is not None}
         missing = [t for t in dict.fromkeys(texts) if t not in known]
-        if missing:
-            if self.stored is None:
-                return None
+        if missing and self.stored is not None:
             keys = {t: text_hash(t) for t in missing}
             found = self.stored(list(keys.values()))
             for t in missing:
-                v = found.get(keys[t])
-                if v is None or v.shape != (self.dim,):
-                    return None
-                known[t] = v = np.array(v, dtype=np.float32)
-                self._memo.put(("document", t), v)
-        return np.stack([known[t] for t in texts]).astype(np.float32, copy=False)
+                if (v := found.get(keys[t])) is not None and v.shape == (self.dim,):
+                    known[t] = v = np.array(v, dtype=np.float32)  # its own writable row
+                    self._memo.put(("document", t), v)
+            missing = [t for t in missing if t not in known]
+        return known, missing
 
     def embed_query_memoised(self, text: str) -> np.ndarray:
         """`embed_query(text)`, which memoises (kept as the name the answer path is given) -> float32 (dim,)."""
