@@ -39,9 +39,9 @@ sentences and the heading above them"); the neighbours the answer reads with its
 6 -> 7, requests 15 -> 16, attrs 14 -> 15), none lost (bench/history/sessions-44-45.md, "The focus reads what the answer reads"). With the question's vector (every search that
 embeds the query), the passages the words score are ranked by their meaning too (`answer/focus._with_meaning`):
 the word score over the chunk's best plus `answer/focus.COSINE_WEIGHT` (3) times the cosine of the passage's
-sentence with the question, the sentences embedded through the embedder's memo, which finds the vectors the
-index's sentence pass stored for the extractive answer (the model runs only for a sentence it did not store); the
-neighbours joining it are judged by words as before.
+sentence with the question, where the sentences' vectors are at hand (`Embedder.known_vectors`: stored by the
+index's sentence pass for the extractive answer, or memoised by an answer; the model never runs here, and a chunk
+with one sentence's vector missing is focused by words alone); the neighbours joining it are judged by words as before.
 Words alone rank a sentence that restates the question's common words above the one that answers in its own
 ("By default httpx will verify HTTPS connections, and raise an error for invalid SSL cases..." over "You can disable
 SSL verification completely ..." and its `verify=False`). On the 26 embedded dev sets (recorded hits, Focus@5):
