@@ -338,8 +338,9 @@ def test_pdf_loader_errors_name_the_file(tmp_path):
 
 def test_documents_matching_more_files_than_the_limit_are_refused_naming_the_glob(folder):
     """`/**` walked the whole file system (rag/ask: no answer within a minute, the walk going on after the client
-    gave up) and a glob over a large tree read and embedded every file for one request. The walk now stops at
-    MAX_DOCUMENT_FILES + 1 files: InvalidParams naming the glob; an entry given many times is read once."""
+    gave up) and a glob over a large tree read and embedded every file for one request. More than
+    MAX_DOCUMENT_FILES files is InvalidParams naming the glob, before any is read (the walk itself is bounded by
+    `glob_walk.MAX_GLOB_ENTRIES`); an entry given many times is read once."""
     from ragls.sources.ephemeral import MAX_DOCUMENT_FILES
 
     for i in range(MAX_DOCUMENT_FILES - 1):  # and b.md

@@ -86,7 +86,7 @@ def test_a_glob_match_that_is_no_file_is_skipped_with_its_reason(tmp_path):
 
 def test_a_glob_source_whose_walk_is_too_wide_is_skipped_saying_so(tmp_path, monkeypatch):
     """A named RAG's glob was listed by `glob` without a bound ("/**/*.md", or "/*/*/*/*.md" with no `**`, lists
-    every folder it reaches). Past `glob_walk.MAX_GLOB_ENTRIES` entries, counted part by part as `glob` lists them,
+    every folder it reaches). Past `glob_walk.MAX_GLOB_ENTRIES` entries, counted as `glob_walk.bounded_glob` lists them,
     the source is skipped with the reason (rag/list, rag/rebuild); within the bound it reads what it read before."""
     from ragls.sources import glob_walk
 
@@ -97,7 +97,8 @@ def test_a_glob_source_whose_walk_is_too_wide_is_skipped_saying_so(tmp_path, mon
             (tmp_path / "wide" / f"d{i}" / f"e{j}" / "x.txt").write_text("x\n")
     (tmp_path / "wide" / "d0" / "e0" / "a.md").write_text("# A\n")
     too_wide = "searches too many folders (more than 20 entries); name a narrower folder"
-    for source in ("wide/**/*.md", "wide/*/*/*.md", "wide/*/e{0,1}/*.md"):  # 6 + 24 + 24-48 entries listed
+    # each folder listed once, all brace expansions together: "wide" 6, then d*/e0 7, d*/e1 6, d*/e2 6
+    for source in ("wide/**/*.md", "wide/*/*/*.md", "wide/*/e{0,1,2}/*.md"):
         r = resolve_sources([source], tmp_path, SourcesSettings())
         assert (r.files, [(s.path, s.reason) for s in r.skipped]) == ({}, [(source, f"{source!r} {too_wide}")])
     # a literal part lists nothing: 6 folders, then d0/e0's 2 entries

@@ -15,7 +15,6 @@ Each spec is one of (an existing file's path first, whatever it looks like):
 from __future__ import annotations
 
 import dataclasses
-import glob
 import os
 import re
 import shlex
@@ -25,7 +24,7 @@ from pathlib import Path
 from ragls.core.errors import InvalidParams, RequestFailed, Skipped
 from ragls.core.ir import Document
 from ragls.sources.convert import load_source
-from ragls.sources.glob_walk import GLOB_CHARS, glob_base, glob_search_problem
+from ragls.sources.glob_walk import GLOB_CHARS, GlobTooWide, bounded_glob, glob_base
 from ragls.sources.load import decode_bytes, load_text
 from ragls.sources.walk import inside_folder, secret_file
 
@@ -129,20 +128,17 @@ def load_files(spec: str, folder: Path, max_file_bytes: int = 2_000_000, loaders
     lies outside the folder (a planted link `notes.md -> ~/.aws/credentials`, a linked folder) or that is a secret
     file (`walk.secret_file`: `*.pem`, `.env*`, ...) is left out; a glob outside the folder is read within its own
     literal base folder. InvalidParams when nothing matches (or only such files), for a directory, or for a
-    binary/too large file, for a glob matching more than MAX_DOCUMENT_FILES files (the walk stops there), for a glob
-    whose walk would list more than `glob_walk.MAX_GLOB_ENTRIES` entries (checked first), and for a path named in the
-    folder that is a link out of it (its target is read when named itself)."""
+    binary/too large file, for a glob matching more than MAX_DOCUMENT_FILES files, for a glob whose walk would list
+    more than `glob_walk.MAX_GLOB_ENTRIES` entries (`glob_walk.bounded_glob`: the walk stops there, before any file
+    is read), and for a path named in the folder that is a link out of it (its target is read when named itself)."""
     pattern = spec if Path(spec).is_absolute() else str(folder / spec)
     if GLOB_CHARS.search(spec):
-        if problem := glob_search_problem([pattern]):  # before `glob` lists folders without a bound
-            raise InvalidParams(f"documents: {spec!r} {problem}")
-        found: list[Path] = []
-        for match in glob.iglob(pattern, recursive=True):
-            if Path(match).is_file():
-                found.append(Path(match))
-                if len(found) > MAX_DOCUMENT_FILES:
-                    raise InvalidParams(f"documents: {spec!r} matches {_TOO_MANY}")
-        found.sort()
+        try:
+            found = sorted(Path(match) for match in bounded_glob([pattern]) if os.path.isfile(match))
+        except GlobTooWide as exc:
+            raise InvalidParams(f"documents: {spec!r} {exc}") from None
+        if len(found) > MAX_DOCUMENT_FILES:
+            raise InvalidParams(f"documents: {spec!r} matches {_TOO_MANY}")
         if not found:
             raise InvalidParams(f"documents: no file matches {spec!r} in {folder}")
         paths = [p for p in found if _within_glob(p, pattern, folder)]

@@ -15,7 +15,6 @@
 from __future__ import annotations
 
 import errno
-import glob
 import os
 import re
 import stat
@@ -25,7 +24,7 @@ from pathlib import Path
 from ragls.config.globs import expand_braces
 from ragls.config.settings import SourcesSettings
 from ragls.core.errors import Skipped
-from ragls.sources.glob_walk import glob_search_problem
+from ragls.sources.glob_walk import GlobTooWide, bounded_glob
 from ragls.sources.redact import URL_CREDENTIAL, url_credential
 from ragls.sources.walk import (
     BROKEN_LINK,
@@ -99,10 +98,11 @@ def _resolve_path(part: str, loader: str | None, base_dir: Path, settings: Sourc
         path = os.path.join(base_dir, path)
     if _GLOB_CHARS.search(part):
         patterns = expand_braces(path)
-        if problem := glob_search_problem(patterns):  # before `glob` lists folders without a bound
-            out.skipped.append(Skipped(source, f"{part!r} {problem}"))
+        try:
+            found_paths = {p: _glob_root(pattern) for p, pattern in bounded_glob(patterns).items()}
+        except GlobTooWide as exc:
+            out.skipped.append(Skipped(source, f"{part!r} {exc}"))
             return
-        found_paths = {p: _glob_root(pattern) for pattern in patterns for p in glob.glob(pattern, recursive=True)}
         matches = {p: root for p, root in found_paths.items() if os.path.isfile(p)}
         # a match that is no file nor folder — a dangling link, a FIFO, a device — is said, as a folder's walk says it
         odd = [Skipped(Path(p).as_posix(), why) for p in sorted(found_paths)
