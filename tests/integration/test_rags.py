@@ -436,7 +436,7 @@ def test_a_url_source_holding_a_credential_is_not_fetched_and_reaches_no_store(e
     skipped with the value masked, and the manifest records a digest of the source list, not the list. Before,
     `http://deploy:<password>@host/page.html` was fetched and its password stored in the manifest, the vectors'
     rows and every hit's path. Refused before any request: no network needed."""
-    from ragls.sources.resolve import URL_CREDENTIAL
+    from ragls.sources.redact import URL_CREDENTIAL
 
     tmp_path, project, notes = env
     secret, token = "Zr8wq3Lp9x", "a8F3kQ9zLm2Xw7Rt"

@@ -36,3 +36,30 @@ def test_display_url_and_url_credential_read_the_same_user_info():
     assert url_credential("https://u:p\\w@h.example/") == "https://u:***@h.example/"  # was not found: "\\" ended it
     assert url_credential("https://h.example/a@b") is None
     assert url_credential("https://h.example/docs/") is None
+
+
+def test_a_url_holding_a_credential_gets_one_check_and_one_shape_everywhere(tmp_path):
+    """`redact.credential_refusal` is the one check: a named RAG's URL source is skipped as its `skipped`, a fetch
+    (a `rag/ask` document URL, a source's page) fails with its text before any request, a redirect's target is
+    "redirected to " + that text, a crawl's link is listed as its `skipped` (the last two: test_web.py)."""
+    from ragls.config.settings import SourcesSettings
+    from ragls.core.errors import InvalidParams, RequestFailed, Skipped
+    from ragls.sources.ephemeral import load_documents
+    from ragls.sources.redact import URL_CREDENTIAL, credential_refusal
+    from ragls.sources.resolve import resolve_sources
+    from ragls.sources.web import FetchError, fetch_page
+
+    url = "https://deploy:s3cr3t-pw@docs.invalid/guide/?api_key=abcd1234efgh5678"
+    refusal = credential_refusal(url)
+    masked = url_credential(url)
+    assert masked is not None and "s3cr3t" not in masked and "abcd1234" not in masked
+    assert (refusal.masked, refusal.skipped, str(refusal)) == (masked, Skipped(masked, URL_CREDENTIAL),
+                                                                f"{masked}: {URL_CREDENTIAL}")
+    assert credential_refusal("https://docs.invalid/guide/") is None
+    assert resolve_sources([url], tmp_path, SourcesSettings()).skipped == [refusal.skipped]
+    with pytest.raises(FetchError) as info:
+        fetch_page(url)
+    assert str(info.value) == str(refusal)
+    with pytest.raises((InvalidParams, RequestFailed)) as failed:
+        load_documents([url], tmp_path)
+    assert str(failed.value) == f"documents: {refusal}"

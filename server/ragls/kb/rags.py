@@ -185,7 +185,7 @@ class SourcesRag:
 
     def _sources_stamp(self) -> str:
         """What the manifest records of the source list (`_synced_sources`): a digest of it, never the list — a
-        source may hold a credential (`resolve.URL_CREDENTIAL` keeps such a URL from being fetched; the list still
+        source may hold a credential (`redact.credential_refusal` keeps such a URL from being fetched; the list still
         names it)."""
         return text_hash("\n".join(self.spec.sources))
 

@@ -77,6 +77,7 @@ import math
 import re
 from collections.abc import Iterator
 
+from ragls.core.errors import Skipped
 from ragls.core.ir import Document
 from ragls.core.key_shapes import PROVIDER_KEY as _PROVIDER_KEY
 from ragls.core.uris import split_authority
@@ -449,6 +450,32 @@ def url_credential(url: str) -> str | None:
         userinfo = f"{user}:{MASK * len(password)}" if colon else MASK * len(user)
         masked, found = f"{scheme}://{userinfo}@{host}{rest}", found + 1
     return masked if found else None
+
+
+@dataclasses.dataclass(frozen=True)
+class CredentialRefusal:
+    """A URL not requested because it holds a credential (`credential_refusal`); `masked` is the URL with the
+    credential masked (`url_credential`), the only form any output carries. `skipped`: Skipped(masked,
+    URL_CREDENTIAL), where a named RAG's source or a crawl's link is left out; str(): "<masked>: <URL_CREDENTIAL>",
+    where a fetch fails on it ("redirected to " before it for a redirect's target)."""
+
+    masked: str
+
+    @property
+    def skipped(self) -> Skipped:
+        return Skipped(self.masked, URL_CREDENTIAL)
+
+    def __str__(self) -> str:
+        return f"{self.masked}: {URL_CREDENTIAL}"
+
+
+def credential_refusal(url: str) -> CredentialRefusal | None:
+    """The one check of a URL before anything requests it: a named RAG's URL source (`resolve.py`), a link a crawl
+    meets, a redirect's target and every fetch (`web.fetch_page`: a `rag/ask` document URL, a page of a source).
+    None when `url` holds no credential (`url_credential`), else the CredentialRefusal each of them lists or raises:
+    a page's URL is its key, stored in the index and shown in rag/status, hits and prompts."""
+    masked = url_credential(url)
+    return None if masked is None else CredentialRefusal(masked)
 
 
 def mask_document(doc: Document) -> Document:

@@ -6,8 +6,8 @@
 - a glob with brace sets, `~` expanded: `~/notes/**/*.{md,txt}`; a recursive filename pattern `/srv/**/README.md`
   (one whose walk would list more than `glob_walk.MAX_GLOB_ENTRIES` entries is skipped, saying so);
 - an http(s) URL (one page) or a crawl `https://docs.example.com/guide/**` (see `web.py`); one holding a credential
-  (`https://user:password@host/…`, `?token=…`: `redact.url_credential`) is skipped with its value masked
-  (`URL_CREDENTIAL`); so is a link a crawl meets (`web.py`);
+  (`https://user:password@host/…`, `?token=…`: `redact.credential_refusal`) is skipped with its value masked
+  (`redact.URL_CREDENTIAL`); so is a link a crawl meets (`web.py`);
 - any of these prefixed by a loader name: `pdf:manual.pdf`, `jina:https://…` (`[document_loaders]`, or the
   built-in pdf / docx / html converters).
 """
@@ -25,7 +25,7 @@ from ragls.config.globs import expand_braces
 from ragls.config.settings import SourcesSettings
 from ragls.core.errors import Skipped
 from ragls.sources.glob_walk import GlobTooWide, bounded_glob
-from ragls.sources.redact import URL_CREDENTIAL, url_credential
+from ragls.sources.redact import credential_refusal
 from ragls.sources.walk import (
     BROKEN_LINK,
     LINK_LOOP,
@@ -79,9 +79,8 @@ def resolve_sources(sources: list[str], base_dir: Path, settings: SourcesSetting
         if target.lower().startswith(("http://", "https://")):
             from ragls.sources.web import is_crawl
 
-            masked = url_credential(source)
-            if masked is not None:  # the URL is every page's key: in the index, rag/status, hits and prompts
-                out.skipped.append(Skipped(masked, URL_CREDENTIAL))
+            if (refusal := credential_refusal(source)) is not None:  # every page's key: index, rag/status, prompts
+                out.skipped.append(refusal.skipped)
                 continue
             out.urls[target] = (loader, is_crawl(target))
             continue

@@ -15,7 +15,7 @@ validators (If-None-Match / If-Modified-Since, RFC 9110), so an unchanged page c
 its links are taken from the cache. Every failure (HTTP status, timeout, too large, not HTML, disallowed by
 robots.txt, redirected outside the crawl, limit reached, not a page) is a `Skipped` entry with its reason.
 
-A link or redirect to a URL holding a credential (`https://user:token@host/…`, `?token=…`: `redact.url_credential`)
+A link or redirect to a URL holding a credential (`https://user:token@host/…`, `?token=…`: `redact.credential_refusal`)
 is never requested, as a source holding one is not (`resolve.py`): a crawled page is untrusted input, and the URL
 would be every chunk's key. A link of the crawl's own site is listed as skipped under its masked form; the raw URL
 reaches no page, cache row, status or log.
@@ -43,7 +43,7 @@ from ragls.core.errors import Skipped
 from ragls.core.ir import Document
 from ragls.sources.convert import convert_bytes, extension
 from ragls.sources.load import decode_bytes, is_binary, load_text
-from ragls.sources.redact import URL_CREDENTIAL, url_credential
+from ragls.sources.redact import CredentialRefusal, credential_refusal
 
 DEFAULT_USER_AGENT = "ragls/0.1 (retrieval-augmented documentation indexer; respects robots.txt)"
 MAX_REDIRECTS = 5
@@ -73,7 +73,7 @@ class FetchError(Exception):
 class Page:
     """One fetched URL: `url` as requested, `final_url` after redirects; `document` None when `not_modified`
     (HTTP 304); `links` the absolute, fragment-free link targets of an HTML page, and `refused` those holding a
-    credential, masked (`redact.url_credential`); the response validators."""
+    credential (`redact.credential_refusal`, masked); the response validators."""
 
     url: str
     final_url: str
@@ -83,7 +83,7 @@ class Page:
     last_modified: str | None = None
     not_modified: bool = False
     content_type: str = ""
-    refused: list[str] = field(default_factory=list)
+    refused: list[CredentialRefusal] = field(default_factory=list)
 
 
 def is_crawl(source: str) -> bool:
@@ -105,13 +105,15 @@ def _origin(url: str) -> tuple[str, str]:
     return parts.scheme.lower(), parts.netloc.rpartition("@")[2].lower()
 
 
-def _credential_free(links: Iterable[str]) -> tuple[list[str], list[str]]:
-    """(the links holding no credential, the others masked by `redact.url_credential`), in order."""
+def _credential_free(links: Iterable[str]) -> tuple[list[str], list[CredentialRefusal]]:
+    """(the links holding no credential, the others' refusals, `redact.credential_refusal`), in order."""
     clean: list[str] = []
-    refused: list[str] = []
+    refused: list[CredentialRefusal] = []
     for link in links:
-        masked = url_credential(link)
-        (clean if masked is None else refused).append(link if masked is None else masked)
+        if (refusal := credential_refusal(link)) is None:
+            clean.append(link)
+        else:
+            refused.append(refusal)
     return clean, refused
 
 
@@ -240,7 +242,7 @@ def _address_kind(host: str, resolver: Resolver | None = None) -> str | None:
 
 def _refuse_redirect_inward(resolver: Resolver) -> Callable[[httpx.Response], None]:
     """An httpx response hook (it runs before a redirect is followed): a fetched site is untrusted input, so its
-    redirect may not move the fetch to a URL holding a credential (`redact.url_credential`), nor to a link-local address (169.254.169.254: the cloud's instance metadata, with
+    redirect may not move the fetch to a URL holding a credential (`redact.credential_refusal`), nor to a link-local address (169.254.169.254: the cloud's instance metadata, with
     the machine's credentials) nor, from a host that is not one, to a loopback or private address (the user's own
     services). Host names are resolved for the check with the client's `resolver`, whose answer the connection is
     pinned to (`_PinnedBackend`), so a name cannot answer differently to the connection. The hook raises
@@ -251,8 +253,8 @@ def _refuse_redirect_inward(resolver: Resolver) -> Callable[[httpx.Response], No
         if not location:
             return
         target = response.url.join(location)
-        if (masked := url_credential(str(target))) is not None:
-            raise FetchError(f"redirected to {masked}: {URL_CREDENTIAL}")
+        if (refusal := credential_refusal(str(target))) is not None:
+            raise FetchError(f"redirected to {refusal}")
         kind = _address_kind(target.host, resolver)
         if kind == "link-local" or (kind is not None and _address_kind(response.url.host, resolver) is None):
             raise FetchError(f"redirected to {target.host}, a {kind} address: not followed")
@@ -288,10 +290,10 @@ def fetch_page(url: str, *, client: httpx.Client | None = None, timeout_s: float
     "not HTML, Markdown or text (type)" (`pages_only`),
     "not a document (type)" for binary content, "too many redirects", "redirected to 169.254.169.254, a link-local
     address: not followed" (`new_client`), or a converter's error; "<url masked>: a URL holding a credential is not
-    fetched…" (`redact.URL_CREDENTIAL`) before any request: the one check of a source, a crawled link, a redirect
-    and a `rag/ask` document URL, whose label is the URL (prompts, sources, errors)."""
-    if (masked := url_credential(url)) is not None:
-        raise FetchError(f"{masked}: {URL_CREDENTIAL}")
+    fetched…" (`redact.credential_refusal`, the check a named RAG's source, a crawled link and a redirect's target
+    get too) before any request: a `rag/ask` document URL is labelled by its URL (prompts, sources, errors)."""
+    if (refusal := credential_refusal(url)) is not None:
+        raise FetchError(str(refusal))
     own = client is None
     client = client or new_client(timeout_s, user_agent)
     headers = {}
@@ -565,17 +567,17 @@ class Crawler:
                 self._follow(page.links, page.refused, (start, prefix), queued, queue, depth, result)
 
     @staticmethod
-    def _follow(links: list[str], refused: list[str], crawl: tuple[str, str], queued: set[str],
+    def _follow(links: list[str], refused: list[CredentialRefusal], crawl: tuple[str, str], queued: set[str],
                 queue: deque[tuple[str, int]], depth: int, result: CrawlResult) -> None:
         """Queue the `links` of a page at `depth` that lie within the `crawl` (start URL, path prefix) and are new;
-        a link holding a credential — in `refused` masked, or among `links` from an older cache — is not queued
-        but listed as skipped (masked) when it lies within the crawl, once."""
+        a link holding a credential — in `refused`, or among `links` from an older cache — is not queued but listed
+        as skipped (masked, `CredentialRefusal.skipped`) when it lies within the crawl, once."""
         clean, more = _credential_free(links)
         for link in clean:
             if link not in queued and within(link, *crawl):
                 queued.add(link)
                 queue.append((link, depth + 1))
-        for masked in (*refused, *more):
-            if masked not in queued and within(masked, *crawl):
-                queued.add(masked)
-                result.skipped.append(Skipped(masked, URL_CREDENTIAL))
+        for refusal in (*refused, *more):
+            if refusal.masked not in queued and within(refusal.masked, *crawl):
+                queued.add(refusal.masked)
+                result.skipped.append(refusal.skipped)
