@@ -340,6 +340,13 @@ H.it("a file whose name holds a newline: its source is one escaped line that sti
 end)
 
 H.it("while the server indexes, the pending answer says what the index is doing instead of a bare …", function()
+  -- The editor window under the float shows a file of the workspace (its statusline says "ragls" once indexing
+  -- ended): set here, not left over from the test before.
+  for _, w in ipairs(H.floats()) do
+    vim.api.nvim_win_close(w, true)
+  end
+  vim.cmd.edit(vim.fn.fnameescape(vim.fs.joinpath(H.workspace, "README.md")))
+  H.wait_for(function() return #vim.lsp.get_clients({ name = "ragls", bufnr = 0 }) > 0 end, 20000, "README.md attached")
   local progress = require("ragls.progress")
   local function placeholder(view) return vim.api.nvim_buf_get_lines(view.buf, 2, 3, false)[1] end
   -- the $/progress notifications a first index sends (the client's handler feeds them to on_progress)
