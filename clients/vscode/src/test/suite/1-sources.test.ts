@@ -1,31 +1,18 @@
 /**
- * In-editor tests, a source opens at its cited passage: labels, [n] and extracted text: run inside a real VS Code (code-server) extension host against the real
- * ragls server, on the two-folder workspace made by ../fixture.ts (handbook/ — a git repository — and notes/), in
- * the order of the files' names (./helpers.ts holds the waits and the shared first index). Each test runs a
- * contributed command the way the palette does and checks what the user would see. Waits poll until a deadline;
- * nothing sleeps for a fixed time.
+ * In-editor tests, a source opens at its cited passage: labels, [n] and extracted text (how they run, and the suite
+ * they share: ./helpers.ts).
  */
 import assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import { highlightedRanges, revealSource } from '../../decorations';
-import type { RaglsApi } from '../../extension';
 import { describeError } from '../../commands';
 import { ResponseError } from 'vscode-languageclient/node';
 import { citedPlace, openSource, sourceLabel } from '../../answer';
 import { extractedFileUri, extractedLanguage, sourceDocumentUri } from '../../extracted';
 import { AskRequest, QueryRequest, Source } from '../../protocol';
-import { assertOpensAt, FIRST_INDEX_MS, activated } from './helpers';
+import { assertOpensAt, editorSuite, api, handbook } from './helpers';
 
-suite('ragls extension in VS Code', () => {
-  let api: RaglsApi;
-  let handbook: vscode.WorkspaceFolder;
-
-  suiteSetup(async function () {
-    // The first index (helpers.activated: once for all files; later files find it done).
-    this.timeout(FIRST_INDEX_MS + 30_000);
-    ({ api, handbook } = await activated());
-  });
-
+editorSuite(() => {
   test('a source label: lines, one line, and one line entered mid-way (path:line:column, as the CLI prints it)', () => {
     const uri = vscode.Uri.joinPath(handbook.uri, 'docs', 'calibration.md').toString();
     const at = (sl: number, sc: number, el: number, ec: number): Source => ({

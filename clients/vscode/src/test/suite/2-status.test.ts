@@ -1,32 +1,17 @@
 /**
- * In-editor tests, the status bar and Show Status: run inside a real VS Code (code-server) extension host against the real
- * ragls server, on the two-folder workspace made by ../fixture.ts (handbook/ — a git repository — and notes/), in
- * the order of the files' names (./helpers.ts holds the waits and the shared first index). Each test runs a
- * contributed command the way the palette does and checks what the user would see. Waits poll until a deadline;
- * nothing sleeps for a fixed time.
+ * In-editor tests, the status bar and Show Status (how they run, and the suite they share: ./helpers.ts).
  */
 import assert from 'node:assert/strict';
 import * as vscode from 'vscode';
-import type { RaglsApi } from '../../extension';
 import { ThreadStore } from '../../chat/thread';
 import { ChatView } from '../../chat/view';
 import { WAITING_FOR_MODEL } from '../../chat/turnHtml';
 import { formatStatus } from '../../commands';
 import { escapeHtml } from '../../webview';
 import { StatusRequest, StatusResult } from '../../protocol';
-import { FIRST_INDEX_MS, activated } from './helpers';
+import { editorSuite, api, handbook, notes } from './helpers';
 
-suite('ragls extension in VS Code', () => {
-  let api: RaglsApi;
-  let handbook: vscode.WorkspaceFolder;
-  let notes: vscode.WorkspaceFolder;
-
-  suiteSetup(async function () {
-    // The first index (helpers.activated: once for all files; later files find it done).
-    this.timeout(FIRST_INDEX_MS + 30_000);
-    ({ api, handbook, notes } = await activated());
-  });
-
+editorSuite(() => {
   test('status bar shows files and sections and runs Show Status', () => {
     assert.match(api.status.text, /^\$\(book\) ragls: 4 files · \d+ sections$/);
     assert.equal(api.status.item.command, 'ragls.showStatus');

@@ -1,9 +1,6 @@
 /**
- * In-editor tests, Ask, the chat view, @ragls and the language-model tools: run inside a real VS Code (code-server) extension host against the real
- * ragls server, on the two-folder workspace made by ../fixture.ts (handbook/ — a git repository — and notes/), in
- * the order of the files' names (./helpers.ts holds the waits and the shared first index). Each test runs a
- * contributed command the way the palette does and checks what the user would see. Waits poll until a deadline;
- * nothing sleeps for a fixed time.
+ * In-editor tests, Ask, the chat view, @ragls and the language-model tools (how they run, and the suite they share:
+ * ./helpers.ts).
  */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -12,7 +9,6 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { highlightedRanges } from '../../decorations';
-import type { RaglsApi } from '../../extension';
 import { chatViewIsServed, type SetupResult } from '../../walkthrough';
 import { ThreadStore } from '../../chat/thread';
 import { ChatView, PARTIAL_INDEX_NOTE } from '../../chat/view';
@@ -20,19 +16,9 @@ import { answerInChat, PieceBehind } from '../../chat/participant';
 import { escapeHtml } from '../../webview';
 import { answerBody } from '../../answer';
 import { AskRequest, AskResult, StatusRequest } from '../../protocol';
-import { freePort, until, invokeTool, assertOpensAt, FIRST_INDEX_MS, activated } from './helpers';
+import { freePort, until, invokeTool, assertOpensAt, editorSuite, api, handbook, notes } from './helpers';
 
-suite('ragls extension in VS Code', () => {
-  let api: RaglsApi;
-  let handbook: vscode.WorkspaceFolder;
-  let notes: vscode.WorkspaceFolder;
-
-  suiteSetup(async function () {
-    // The first index (helpers.activated: once for all files; later files find it done).
-    this.timeout(FIRST_INDEX_MS + 30_000);
-    ({ api, handbook, notes } = await activated());
-  });
-
+editorSuite(() => {
   test('the chat view\'s page shows its thread from its first paint; an empty one says what the server is doing', async () => {
     // The page used to load showing "Loading…" (blank in the side bar opened at start-up) until it had asked for its
     // content and got it back; now the thread is in its HTML.

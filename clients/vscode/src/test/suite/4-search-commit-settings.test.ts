@@ -1,9 +1,6 @@
 /**
- * In-editor tests, Search Docs, Rebuild Index, Generate Commit Message and settings: run inside a real VS Code (code-server) extension host against the real
- * ragls server, on the two-folder workspace made by ../fixture.ts (handbook/ — a git repository — and notes/), in
- * the order of the files' names (./helpers.ts holds the waits and the shared first index). Each test runs a
- * contributed command the way the palette does and checks what the user would see. Waits poll until a deadline;
- * nothing sleeps for a fixed time.
+ * In-editor tests, Search Docs, Rebuild Index, Generate Commit Message and settings (how they run, and the suite they
+ * share: ./helpers.ts).
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -12,7 +9,6 @@ import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { prompts } from '../../commitMessage';
 import { highlightedRanges } from '../../decorations';
-import type { RaglsApi } from '../../extension';
 import type { GitAPI } from '../../git';
 import { StatusBar } from '../../status';
 import { answerBody } from '../../answer';
@@ -24,19 +20,9 @@ import {
   RebuildResult,
   StatusRequest,
 } from '../../protocol';
-import { until, setCommitBox, assertOpensAt, FIRST_INDEX_MS, activated, outputLog } from './helpers';
+import { until, setCommitBox, assertOpensAt, outputLog, editorSuite, api, handbook, notes } from './helpers';
 
-suite('ragls extension in VS Code', () => {
-  let api: RaglsApi;
-  let handbook: vscode.WorkspaceFolder;
-  let notes: vscode.WorkspaceFolder;
-
-  suiteSetup(async function () {
-    // The first index (helpers.activated: once for all files; later files find it done).
-    this.timeout(FIRST_INDEX_MS + 30_000);
-    ({ api, handbook, notes } = await activated());
-  });
-
+editorSuite(() => {
   test('Search Docs: choosing a result opens the file with the chunk selected', async () => {
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
     let done = false;

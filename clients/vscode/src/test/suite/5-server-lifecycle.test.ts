@@ -1,9 +1,5 @@
 /**
- * In-editor tests, the server's start, failures and output: run inside a real VS Code (code-server) extension host against the real
- * ragls server, on the two-folder workspace made by ../fixture.ts (handbook/ — a git repository — and notes/), in
- * the order of the files' names (./helpers.ts holds the waits and the shared first index). Each test runs a
- * contributed command the way the palette does and checks what the user would see. Waits poll until a deadline;
- * nothing sleeps for a fixed time.
+ * In-editor tests, the server's start, failures and output (how they run, and the suite they share: ./helpers.ts).
  */
 import assert from 'node:assert/strict';
 import {
@@ -19,23 +15,13 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { dirname, join } from 'node:path';
 import * as vscode from 'vscode';
-import type { RaglsApi } from '../../extension';
 import { formatStatus, shortWarning } from '../../commands';
 import { markdownText, statusWarnings } from '../../status';
 import { defaultPython } from '../fixture';
 import { AskResult, StatusRequest, StatusResult } from '../../protocol';
-import { FIRST_INDEX_MS, until, activated, outputLog } from './helpers';
+import { FIRST_INDEX_MS, until, outputLog, editorSuite, api, handbook } from './helpers';
 
-suite('ragls extension in VS Code', () => {
-  let api: RaglsApi;
-  let handbook: vscode.WorkspaceFolder;
-
-  suiteSetup(async function () {
-    // The first index (helpers.activated: once for all files; later files find it done).
-    this.timeout(FIRST_INDEX_MS + 30_000);
-    ({ api, handbook } = await activated());
-  });
-
+editorSuite(() => {
   test('a folder of code only: the status bar warns, its tooltip and Show Status say what to set', async () => {
     // A third folder as a user adds one: a repository of code, which ragls does not index by default.
     const app = join(dirname(handbook.uri.fsPath), 'app');

@@ -1,6 +1,12 @@
 /**
- * What the in-editor tests (*.test.ts beside this file) share: the waits, the commit-box and language-model tool
- * helpers, the check that a source opened at its passage, and the one activation and first index of the extension.
+ * What the in-editor tests (*.test.ts beside this file) share: their suite (`editorSuite`: the one activation and
+ * first index of the extension, then `api`, `handbook` and `notes`), the waits, the commit-box and language-model
+ * tool helpers, and the check that a source opened at its passage.
+ *
+ * The tests run inside a real VS Code (code-server) extension host against the real ragls server, on the two-folder
+ * workspace made by ../fixture.ts (handbook/ — a git repository — and notes/), in the order of the files' names.
+ * Each test runs a contributed command the way the palette does and checks what the user would see. Waits poll
+ * until a deadline; nothing sleeps for a fixed time.
  */
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
@@ -105,34 +111,45 @@ export function outputLog(api: RaglsApi): string {
   return found.map((f) => readFileSync(f, 'utf8')).join('\n');
 }
 
-/** The workspace the in-editor tests share. */
-export interface Activated {
-  api: RaglsApi;
-  handbook: vscode.WorkspaceFolder;
-  notes: vscode.WorkspaceFolder;
-}
+/** The workspace the in-editor tests share: the extension's API and the two folders of ../fixture.ts, set by
+ * `editorSuite`'s suiteSetup (the first index) before any test runs. */
+export let api: RaglsApi;
+export let handbook: vscode.WorkspaceFolder;
+export let notes: vscode.WorkspaceFolder;
 
-let activation: Promise<Activated> | undefined;
+let activation: Promise<void> | undefined;
 
 /**
  * Activate the extension and wait for its first index (the server's start and model load, then 4 files, while
- * code-server and Chromium start too: the UI test sees it after 40-50 s at load 12-20 on 2 cores). Runs once; every
- * test file's suiteSetup awaits the same promise, so only the first waits. Rejects (failing that suite) when the
- * extension is missing, the workspace is not handbook + notes, or the index does not come within FIRST_INDEX_MS.
+ * code-server and Chromium start too: the UI test sees it after 40-50 s at load 12-20 on 2 cores), then set `api`,
+ * `handbook` and `notes`. Runs once; every test file's suiteSetup awaits the same promise, so only the first waits.
+ * Rejects (failing that suite) when the extension is missing, the workspace is not handbook + notes, or the index
+ * does not come within FIRST_INDEX_MS.
  */
-export function activated(): Promise<Activated> {
+function activated(): Promise<void> {
   activation ??= (async () => {
     const ext = vscode.extensions.getExtension<RaglsApi>(EXTENSION_ID);
     assert.ok(ext, `${EXTENSION_ID} is not installed`);
-    const api = await ext.activate();
-    stateNow = () => `the status bar: ${JSON.stringify(api.status.text)} (state ${api.status.state}, totals ${JSON.stringify(api.status.totals)})`;
+    const active = await ext.activate();
+    stateNow = () => `the status bar: ${JSON.stringify(active.status.text)} (state ${active.status.state}, totals ${JSON.stringify(active.status.totals)})`;
     const folders = vscode.workspace.workspaceFolders ?? [];
     assert.deepEqual(folders.map((f) => f.name), ['handbook', 'notes']);
-    const [handbook, notes] = folders;
     await until('the status bar to show the indexed totals', () =>
-      api.status.state === 'ready' && api.status.totals?.files === 4 && api.status.totals.chunks >= 4,
+      active.status.state === 'ready' && active.status.totals?.files === 4 && active.status.totals.chunks >= 4,
     FIRST_INDEX_MS);
-    return { api, handbook, notes };
+    [api, handbook, notes] = [active, folders[0], folders[1]];
   })();
   return activation;
+}
+
+/** One in-editor test file's suite, "ragls extension in VS Code": its suiteSetup awaits the shared first index
+ * (`activated`: the first file waits, later ones find it done), then `tests` (mocha `test` calls) run. */
+export function editorSuite(tests: () => void): void {
+  suite('ragls extension in VS Code', () => {
+    suiteSetup(async function () {
+      this.timeout(FIRST_INDEX_MS + 30_000);
+      await activated();
+    });
+    tests();
+  });
 }
