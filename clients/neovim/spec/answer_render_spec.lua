@@ -312,4 +312,35 @@ H.it("<CR> on an answer line without [n] (a code line under a bullet) follows it
   H.eq(4, at(lines, 8, 58), "on a line with several: the nearest")
 end)
 
+H.it("a number at the float's edge stays whole ('0.' / '07'); the user's 'breakat' comes back when it is left", function()
+  -- 'linebreak' wraps after any 'breakat' character, "." among them, and 'breakat' is a global option: while an
+  -- answer float is the current window it goes without the characters a number holds (ui.NUMBER_BREAKS).
+  local users = vim.o.breakat .. "%" -- a user's own value
+  vim.o.breakat = users
+  local origin = vim.api.nvim_get_current_win()
+  local view = answer_float.reopen_answer("How high did it rise?", { answer = "x", sources = {}, citations = {} })
+  local width = vim.api.nvim_win_get_width(view.win)
+  -- the "0." of "0.07" fills the first screen row's last two cells
+  local long = ("a"):rep(width - 3)
+  view:finish({ answer = long .. " 0.07 per cent, from 2026-12-07 at 12:30.", sources = {}, citations = {} })
+  H.eq(view.win, vim.api.nvim_get_current_win(), "the float is current")
+  H.eq(" \t!@*;?%", vim.o.breakat, "'breakat' without . , : / - + while the float is current")
+  local rows, at = H.screen_row("07 per cent")
+  H.ok(rows[at]:find("│0.07 per cent, from 2026-12-07 at 12:30.", 1, true), "the number whole, at its row's start: "
+    .. table.concat(rows, "\n", at - 1, at))
+  H.ok(rows[at - 1]:find(long .. " *│"), "the word before it on the row above: " .. rows[at - 1])
+  vim.api.nvim_set_current_win(origin)
+  H.eq(users, vim.o.breakat, "the user's 'breakat' back in another window")
+  vim.api.nvim_set_current_win(view.win)
+  H.eq(" \t!@*;?%", vim.o.breakat, "and without them again back in the float")
+  vim.api.nvim_win_close(view.win, true)
+  H.eq(users, vim.o.breakat, "the user's 'breakat' back once the float closed")
+  -- a value the user sets while the float is current stays
+  view = answer_float.reopen_answer("How high did it rise?", { answer = "0.07", sources = {}, citations = {} })
+  vim.o.breakat = " "
+  vim.api.nvim_win_close(view.win, true)
+  H.eq(" ", vim.o.breakat, "the user's new value kept")
+  vim.o.breakat = users:sub(1, -2)
+end)
+
 H.finish()

@@ -37,10 +37,37 @@ local function size(value, total, min)
   return value
 end
 
+--- The 'breakat' characters that can stand inside a number ("0.07", "1,000", "12:30", "3/4", "2026-12-07", "1e+5"):
+--- with 'linebreak' a window wraps after any of them, so "0." / "07" read as two numbers.
+M.NUMBER_BREAKS = ".,:/-+"
+
+-- While a prose window is current (|M.prose_window|): the user's 'breakat', and the value set in its place.
+local users_breakat, narrowed = nil, nil
+
+--- Keep numbers whole in the prose windows (`whole` true: the current window is one) or give the user's 'breakat'
+--- back (false). 'breakat' is a global option (no window has its own), so it goes without `NUMBER_BREAKS` only while
+--- a prose window is current, and the value the user had comes back when it is left or closed (unless the user set
+--- another meanwhile: that one stays).
+---@param whole boolean
+local function keep_numbers_whole(whole)
+  if whole and users_breakat == nil then
+    users_breakat = vim.o.breakat
+    narrowed = users_breakat:gsub("[" .. vim.pesc(M.NUMBER_BREAKS) .. "]", "")
+    vim.o.breakat = narrowed
+  elseif not whole and users_breakat ~= nil then
+    if vim.o.breakat == narrowed then
+      vim.o.breakat = users_breakat
+    end
+    users_breakat, narrowed = nil, nil
+  end
+end
+
 --- Wrap an answer's markdown in `win` for reading: at word boundaries, a list item's wrapped lines hanging under
 --- its text (not at column 0), a quote's (an LLM error) under its "> ", a source's under its "[n] ", concealed
---- markup hidden. `buf`'s 'formatlistpat' is set to markdown's list items and quotes and the sources' numbers ("- ",
---- "* ", "1. ", "> ", "[1] "), so this holds without the markdown ftplugin too.
+--- markup hidden, a number never split ("0." / "07": while `buf` is the current window's, 'breakat' goes without
+--- `NUMBER_BREAKS`, the user's value back when it is left). `buf`'s 'formatlistpat' is set to markdown's list items
+--- and quotes and the sources' numbers ("- ", "* ", "1. ", "> ", "[1] "), so this holds without the markdown
+--- ftplugin too.
 ---@param win integer
 ---@param buf integer
 function M.prose_window(win, buf)
@@ -51,6 +78,16 @@ function M.prose_window(win, buf)
   vim.wo[win].conceallevel = 2
   vim.wo[win].concealcursor = "n"
   vim.bo[buf].formatlistpat = [[^\s*\d\+[.)]\s\+\|^\s*[-*+]\s\+\|^\s*>\s*\|^\[\d\+\]\s\+]]
+  local group = vim.api.nvim_create_augroup("ragls_prose", { clear = false })
+  vim.api.nvim_clear_autocmds({ group = group, buffer = buf })
+  vim.api.nvim_create_autocmd({ "WinEnter", "BufEnter" }, { group = group, buffer = buf,
+    callback = function() keep_numbers_whole(true) end })
+  -- (closing the current window leaves it first: WinLeave)
+  vim.api.nvim_create_autocmd({ "WinLeave", "BufLeave" }, { group = group, buffer = buf,
+    callback = function() keep_numbers_whole(false) end })
+  if vim.api.nvim_get_current_buf() == buf then
+    keep_numbers_whole(true)
+  end
 end
 
 M.fence_ns = vim.api.nvim_create_namespace("ragls_fences")
