@@ -5,6 +5,7 @@ vanishes between the walk and the read — every skip listed with its reason."""
 from __future__ import annotations
 
 import os
+import threading
 from pathlib import Path
 
 import pytest
@@ -12,6 +13,7 @@ from ragls.config.trust import trust as trust_folder
 from ragls.embedding.embed import offline_model_dir
 from ragls.index import scan as scan_mod  # the text phase's scan: what it walks and reads
 from ragls.index.chunking import is_markup_only
+from ragls.sources.walk import OUTSIDE_LINK
 from ragls.workspace.rag_workspace import RagWorkspace
 
 pytestmark = pytest.mark.skipif(offline_model_dir() is None, reason="needs ragls[offline]")
@@ -154,6 +156,60 @@ def test_file_vanishing_between_walk_and_read_is_listed(tmp_path, monkeypatch):
         w.index(embed=False)  # the next full scan no longer lists them: the entries go
         assert w.status().folders[0].skipped == []
     finally:
+        w.close()
+
+
+
+def test_a_name_swapped_for_a_link_out_or_a_fifo_after_the_walk_is_not_read(tmp_path, monkeypatch):
+    # The walk lists regular files; each is read later. A name replaced in between by a link out of the folder
+    # must not bring the outside file into the index, and one replaced by a FIFO must not block the indexer.
+    folder = tmp_path / "docs"
+    outside = tmp_path / "outside"
+    write(outside, "id_rsa.md", "# Key\n\nThe xylophonequark passphrase.\n")
+    write(folder, "keep.md", "# Keep\n\nThe heron waits by the weir.\n")
+    write(folder, "notes.md", "# Notes\n\nThe ferry leaves at noon.\n")
+    write(folder, "pipe.md", "# Pipe\n\nThe tram is late.\n")
+    real_walk = scan_mod.walk_with
+
+    def walk_then_swap(*args, **kwargs):
+        listed = real_walk(*args, **kwargs)
+        (folder / "notes.md").unlink()
+        (folder / "notes.md").symlink_to(outside / "id_rsa.md")
+        return listed
+
+    monkeypatch.setattr(scan_mod, "walk_with", walk_then_swap)
+    real_load = scan_mod.load_source
+
+    def swap_then_load(folder_, rel, *args, **kwargs):
+        if rel == "pipe.md":  # swapped between the scan's check that it is a file and its read
+            (folder / rel).unlink()
+            os.mkfifo(folder / rel)
+        return real_load(folder_, rel, *args, **kwargs)
+
+    monkeypatch.setattr(scan_mod, "load_source", swap_then_load)
+    rescued = threading.Event()
+
+    def unblock_a_stuck_read():  # a read blocked on the FIFO for a minute is let go (and the test fails)
+        if not done.wait(60):
+            rescued.set()
+            with open(folder / "pipe.md", "wb"):
+                pass
+
+    done = threading.Event()
+    threading.Thread(target=unblock_a_stuck_read, daemon=True).start()
+    w = make_ws(folder, tmp_path / "index")
+    try:
+        report = w.index(embed=False)[0]
+        done.set()
+        assert not rescued.is_set(), "the read of a name swapped for a FIFO blocked"
+        reasons = {s.path: s.reason for s in report.skipped}
+        assert reasons == {"notes.md": OUTSIDE_LINK, "pipe.md": "not a regular file"}
+        assert report.indexed == ["keep.md"]
+        assert bm25_paths(w, "xylophonequark") == []
+        manifest = w.indexes[0].manifest
+        assert not any("xylophonequark" in c.text for batch in manifest.iter_chunks() for c in batch)
+    finally:
+        done.set()
         w.close()
 
 

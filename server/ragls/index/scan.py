@@ -42,14 +42,16 @@ class SyncReport:
     vectors_error: str | None = None  # the vector phase could not run (no embedding model): BM25 only
 
 
-def load_indexable(folder: Path, rel: str, settings: Settings, loader: str | None = None) -> Document | Skipped:
+def load_indexable(folder: Path, rel: str, settings: Settings, loader: str | None = None,
+                   confined: bool = False) -> Document | Skipped:
     """The file `folder / rel` read for indexing (`convert.load_source`, with `settings.sources.max_file_bytes`,
     `[document_loaders]`, `loader` — a `name:` source prefix — and `sources.loader_timeout_s`), or why it is skipped:
     its reading failed, or its text holds nothing to index (`chunking.no_text_reason`: empty, whitespace or markup
     only, degenerate text such as one line repeated or encoded data). The one check of what a scan indexes: the
-    workspace's scan and a sources RAG's (`kb.sources_index`) both read through it."""
+    workspace's scan and a sources RAG's (`kb.sources_index`) both read through it. `confined`: the file as opened
+    must lie inside `folder` (`load.read_bytes`), else it is skipped with `OUTSIDE_LINK`."""
     loaded = load_source(folder, rel, settings.sources.max_file_bytes, settings.document_loaders, loader,
-                         settings.sources.loader_timeout_s)
+                         settings.sources.loader_timeout_s, confined=confined)
     if not isinstance(loaded, Skipped) and (why := no_text_reason(loaded.text)) is not None:
         return Skipped(rel, why)
     return loaded
@@ -135,7 +137,9 @@ class TextScan:
                 report.skipped.append(Skipped(rel, old[0]))  # skipped before, unchanged since: not read again
                 report.stamps[rel] = stamp
                 continue
-            loaded = load_indexable(self.folder, rel, self.settings)
+            # the file opened must lie in the folder: a name swapped for a link out since the walk is not read
+            loaded = load_indexable(self.folder, rel, self.settings,
+                                    confined=not self.settings.sources.follow_outside_links)
             if isinstance(loaded, Skipped):
                 if stamp is not None and not loaded.reason.startswith(UNSTAMPED):
                     report.stamps[rel] = stamp

@@ -294,11 +294,13 @@ def read_stamp(path: Path, rel_path: str, max_file_bytes: int, loaders: dict[str
 
 
 def load_source(folder: Path, rel_path: str, max_file_bytes: int, loaders: dict[str, str] | None = None,
-                loader: str | None = None, timeout_s: float = 120) -> Document | Skipped:
+                loader: str | None = None, timeout_s: float = 120, confined: bool = False) -> Document | Skipped:
     """`load.load_file` for every documentation type: `folder / rel_path` → `Document` or `Skipped` (never
     raises for file problems). A loader named `loader` (a `name:` prefix) or configured for the extension in
     `loaders` (`[document_loaders]`) runs first; then the built-in converters (PDF, DOCX, HTML; a PDF within
-    `timeout_s` too); anything else is read as text. Sizes are checked against `max_file_bytes` (`sources.max_file_bytes`) before converting."""
+    `timeout_s` too); anything else is read as text. Sizes are checked against `max_file_bytes` (`sources.max_file_bytes`) before converting.
+    `confined`: the file read must lie inside `folder` as it is opened (`load.read_bytes`: a name swapped for a link
+    out of the folder after the walk listed it is skipped with `OUTSIDE_LINK`); a loader's input is not checked."""
     ext = extension(rel_path)
     loaders = loaders or {}
     name = loader or (ext if ext in loaders else None)
@@ -309,8 +311,8 @@ def load_source(folder: Path, rel_path: str, max_file_bytes: int, loaders: dict[
     if name is not None and name not in ("pdf", "docx", "html"):
         return Skipped(rel_path, f"unknown document loader {name!r} (configure it in [document_loaders])")
     if ext not in CONVERTED_EXTENSIONS and name is None:
-        return load_file(folder, rel_path, max_file_bytes)
-    raw = read_bytes(Path(folder) / key_path(rel_path), rel_path, max_file_bytes)
+        return load_file(folder, rel_path, max_file_bytes, confined)
+    raw = read_bytes(Path(folder) / key_path(rel_path), rel_path, max_file_bytes, folder if confined else None)
     if isinstance(raw, Skipped):
         return raw
     data, mtime_ns = raw

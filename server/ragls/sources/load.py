@@ -195,6 +195,22 @@ def degenerate_reason(text: str) -> str | None:
     return None
 
 
+OUTSIDE_LINK = "symlink to a file outside the indexed folder (sources.follow_outside_links)"
+
+
+def inside_folder(folder: Path, path: Path) -> str | None:
+    """The path rule of every surface (indexing, rag/query hits, read_passage, MCP resources, HTTP): the real path
+    of `path` (symlinks and `..` resolved) relative to the real path of `folder`, "/"-separated, when it lies
+    inside the folder; None when it lies outside (or is the folder itself, or cannot be resolved). A relative
+    `path` is taken relative to `folder`."""
+    try:
+        real = Path(os.path.realpath(Path(folder) / path))
+        rel = real.relative_to(os.path.realpath(folder)).as_posix()
+    except (ValueError, OSError, RuntimeError):
+        return None
+    return None if rel in ("", ".") else rel
+
+
 def os_error_skip(rel_path: str, exc: OSError, vanished: str = "vanished while reading") -> Skipped:
     """Why a listed file that raised `exc` when it was stat'ed or read is skipped: `vanished` for a file deleted since
     it was listed (FileNotFoundError), else "unreadable: <OS error>" (permission denied, I/O error, ...). The one
@@ -205,15 +221,31 @@ def os_error_skip(rel_path: str, exc: OSError, vanished: str = "vanished while r
     return Skipped(rel_path, f"unreadable: {exc.strerror or exc}")
 
 
-def read_bytes(path: Path, rel_path: str, max_file_bytes: int) -> tuple[bytes, int] | Skipped:
+def read_bytes(path: Path, rel_path: str, max_file_bytes: int,
+               inside: Path | None = None) -> tuple[bytes, int] | Skipped:
     """(bytes, mtime_ns) of the regular file `path` within `max_file_bytes`, or Skipped(rel_path, reason): "too
     large (...)", "vanished while reading", "not a regular file" (a FIFO would block open(), a device never ends),
-    "unreadable: <OS error>". Never raises for file problems."""
+    "unreadable: <OS error>", and with `inside` (a folder) `OUTSIDE_LINK` when the file opened lies outside it.
+    Never raises for file problems.
+
+    What is judged is the file as opened, not its name looked up before: the walk lists a name and its file is read
+    later, and a name swapped in between for a link out of the folder (`notes.md -> ~/.ssh/id_rsa`) or for a FIFO
+    (whose open() would block the indexer for good) is refused, not read. The open never blocks (O_NONBLOCK) and
+    the type and place are checked on the open descriptor (`opened_path`)."""
     try:
         if not stat.S_ISREG(os.stat(path).st_mode):
             return Skipped(rel_path, "not a regular file")
-        with open(path, "rb") as fh:
-            st = os.fstat(fh.fileno())
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+        with open(fd, "rb") as fh:
+            st = os.fstat(fd)
+            if not stat.S_ISREG(st.st_mode):  # swapped for a FIFO or a device since the stat
+                return Skipped(rel_path, "not a regular file")
+            if inside is not None:
+                real = opened_path(fd, path)
+                if real is None:
+                    return Skipped(rel_path, "vanished while reading")
+                if inside_folder(inside, Path(real)) is None:
+                    return Skipped(rel_path, OUTSIDE_LINK)
             if st.st_size > max_file_bytes:
                 return Skipped(rel_path, f"too large ({st.st_size} bytes > max_file_bytes {max_file_bytes})")
             data = fh.read(max_file_bytes + 1)
@@ -224,16 +256,32 @@ def read_bytes(path: Path, rel_path: str, max_file_bytes: int) -> tuple[bytes, i
     return data, st.st_mtime_ns
 
 
-def load_file(folder: Path, rel_path: str, max_file_bytes: int) -> Document | Skipped:
+def opened_path(fd: int, path: Path) -> str | None:
+    """The real path of the file open as `fd` (opened by the name `path`): the kernel's (/proc/self/fd on Linux),
+    else `path`'s real path when it still names the same file; None when the file was deleted or replaced since
+    it was opened."""
+    try:
+        real = os.readlink(f"/proc/self/fd/{fd}")
+    except OSError:  # no /proc (macOS, BSD)
+        real = os.path.realpath(path)
+        try:
+            return real if os.path.samestat(os.stat(real), os.fstat(fd)) else None
+        except OSError:
+            return None
+    return None if real.endswith(" (deleted)") else real
+
+
+def load_file(folder: Path, rel_path: str, max_file_bytes: int, confined: bool = False) -> Document | Skipped:
     """Read `folder / rel_path` ("/"-separated; an index key from `walk`, see `uris.path_key`) into a `Document`
     (whose `path` is that key), or say why not.
 
     `max_file_bytes` comes from `sources.max_file_bytes` (default 2 MB). Returns `Skipped(rel_path, reason)` with
     reason "binary (NUL byte in first 8 KB)" or "binary (not UTF-8, control bytes in first 8 KB)", "too large (N bytes > max_file_bytes M)", "vanished while reading"
     (the file was deleted after it was listed), "not a regular file" (FIFO, socket, device) or
-    "unreadable: <OS error>". Never raises for file problems.
+    "unreadable: <OS error>"; when `confined`, `OUTSIDE_LINK` for a file that lies outside `folder` as it is opened
+    (`read_bytes`). Never raises for file problems.
     """
-    raw = read_bytes(Path(folder) / key_path(rel_path), rel_path, max_file_bytes)
+    raw = read_bytes(Path(folder) / key_path(rel_path), rel_path, max_file_bytes, folder if confined else None)
     if isinstance(raw, Skipped):
         return raw
     data, mtime_ns = raw

@@ -161,7 +161,7 @@ def read_back(folder: Path | str, rel: str, max_file_bytes: int, loaders: dict[s
         return Skipped(rel, "outside the folder")
     if mask and secret_file(real):  # an indexed name now linking to `.env`: never read, as the indexer
         return Skipped(rel, SECRET_FILE)
-    loaded = load_source(Path(folder), rel, max_file_bytes, loaders, timeout_s=timeout_s)
+    loaded = load_source(Path(folder), rel, max_file_bytes, loaders, timeout_s=timeout_s, confined=True)
     if isinstance(loaded, Skipped) or not mask:
         return loaded
     return dataclasses.replace(loaded, text=mask_secrets(loaded.text)[0])

@@ -36,7 +36,7 @@ from ragls.sources.ignore_files import (  # noqa: F401 - MAX_IGNORE_* re-exporte
     read_ignore_file,
     user_ignore_file,
 )
-from ragls.sources.load import FRAGMENT_EXTENSIONS
+from ragls.sources.load import FRAGMENT_EXTENSIONS, OUTSIDE_LINK, inside_folder  # noqa: F401 - re-exported
 
 log = logging.getLogger(__name__)
 
@@ -358,7 +358,6 @@ class FileFilter:
 VCS_DIRS = frozenset({".git", ".hg", ".svn"})
 VCS_DATA = "version control data (never read)"
 
-OUTSIDE_LINK = "symlink to a file outside the indexed folder (sources.follow_outside_links)"
 BROKEN_LINK = "broken symlink: its target does not exist"
 LINK_LOOP = "symlink that cannot be followed"
 OUTSIDE_DIR_LINK = "symlink to a folder outside the indexed folder (symlinked folders are never followed)"
@@ -388,19 +387,6 @@ def secret_file(rel_path: str) -> bool:
 @functools.lru_cache(maxsize=4)
 def _compiled_secrets(globs: tuple[str, ...]):
     return compile_globs(list(globs))
-
-
-def inside_folder(folder: Path, path: Path) -> str | None:
-    """The path rule of every surface (indexing, rag/query hits, read_passage, MCP resources, HTTP): the real path
-    of `path` (symlinks and `..` resolved) relative to the real path of `folder`, "/"-separated, when it lies
-    inside the folder; None when it lies outside (or is the folder itself, or cannot be resolved). A relative
-    `path` is taken relative to `folder`."""
-    try:
-        real = Path(os.path.realpath(Path(folder) / path))
-        rel = real.relative_to(os.path.realpath(folder)).as_posix()
-    except (ValueError, OSError, RuntimeError):
-        return None
-    return None if rel in ("", ".") else rel
 
 
 def walk(folder: Path, settings: SourcesSettings, index_dir: Path | None = None) -> list[str]:
