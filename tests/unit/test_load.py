@@ -12,7 +12,7 @@ from privileges import unprivileged
 from ragls.core.errors import Skipped
 from ragls.core.ir import Document
 from ragls.index.chunking import chunk_document
-from ragls.sources.load import decode_bytes, kind_for, load_file, load_text
+from ragls.sources.load import OUTSIDE_LINK, decode_bytes, kind_for, load_file, load_text, read_bytes
 
 
 def test_utf8_document_fields(tmp_path):
@@ -151,3 +151,19 @@ def test_load_text():
     assert d.kind == "markdown" and d.folder == "/ws" and d.mtime_ns == 0
     assert d.content_hash == hashlib.sha256(b"# Hi\n").hexdigest() and d.size == 5
     assert load_text("`git log`", "abc").kind == "text"
+
+
+def test_confined_read_judges_the_file_opened(tmp_path):
+    # a link inside the folder is read; one out of it (or through a linked folder out of it) is not, when confined
+    folder, outside = tmp_path / "docs", tmp_path / "outside"
+    folder.mkdir(), outside.mkdir()
+    (outside / "key.md").write_text("# Key\n\nxylophonequark\n")
+    (folder / "real.md").write_text("# Real\n\nThe heron.\n")
+    (folder / "in.md").symlink_to(folder / "real.md")
+    (folder / "out.md").symlink_to(outside / "key.md")
+    (folder / "sub").symlink_to(outside)
+    assert load_file(folder, "in.md", 1000, confined=True).text == "# Real\n\nThe heron.\n"
+    assert load_file(folder, "out.md", 1000, confined=True) == Skipped("out.md", OUTSIDE_LINK)
+    assert load_file(folder, "sub/key.md", 1000, confined=True) == Skipped("sub/key.md", OUTSIDE_LINK)
+    assert "xylophonequark" in load_file(folder, "out.md", 1000).text  # unconfined: a sources RAG's own choice
+    assert read_bytes(folder / "out.md", "out.md", 1000, folder) == Skipped("out.md", OUTSIDE_LINK)

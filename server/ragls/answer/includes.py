@@ -101,10 +101,11 @@ def _snippet_cut(lines: list[str], ranges: str, section: str) -> list[str]:
     return textwrap.dedent("\n".join(lines)).split("\n") if ranges or section else lines
 
 
-def _read_code(path: Path, source: str) -> list[str] | None:
-    """The lines of the included file `path` (a regular file within MAX_INCLUDE_BYTES, UTF-8), secret values
-    masked (`redact.mask_secrets`), as in every passage shown; None when it cannot be read."""
-    read = read_bytes(path, source, MAX_INCLUDE_BYTES)  # a regular file within the bound, or Skipped
+def _read_code(path: Path, source: str, folder: Path) -> list[str] | None:
+    """The lines of the included file `path` (a regular file within MAX_INCLUDE_BYTES, UTF-8, inside `folder` as
+    it is opened: `load.read_bytes`), secret values masked (`redact.mask_secrets`), as in every passage shown; None
+    when it cannot be read."""
+    read = read_bytes(path, source, MAX_INCLUDE_BYTES, folder)  # a regular file within the bound, or Skipped
     try:
         text = read[0].decode("utf-8").replace("\r\n", "\n").replace("\r", "\n") if isinstance(read, tuple) else None
     except UnicodeDecodeError:
@@ -129,7 +130,7 @@ def snippets(blocks: Sequence[Block], source: str, folder: str, files: FileFilte
         code: list[str] = []
         for name in names:
             found = _snippet_target(name, Path(folder) / source, Path(folder), files)
-            read = _read_code(found[0][0], source) if found is not None else None
+            read = _read_code(found[0][0], source, Path(folder)) if found is not None else None
             if found is None or read is None:
                 break
             code += _snippet_cut(read, found[1], found[2])
@@ -241,7 +242,7 @@ def included_block(text: str, line: int, source: str, folder: str, files: FileFi
     found = _target(m.group(3), Path(folder) / source, Path(folder), files)
     if found is None:
         return None
-    code = _read_code(found[0], source)
+    code = _read_code(found[0], source, Path(folder))
     if code is None:
         return None
     if m.group(2):

@@ -297,7 +297,7 @@ def _read(argument: str, path: str, folder: Path, file_filter: FileFilter, max_f
     if budget[1] <= 0:
         return None
     budget[1] -= 1
-    loaded = load_file(folder, key, max_file_bytes)
+    loaded = load_file(folder, key, max_file_bytes, confined=True)
     if isinstance(loaded, Skipped) or len(loaded.text) > budget[0]:
         exp.wanted.add(key)
         return None
