@@ -12,7 +12,20 @@
     fresh copy and index, so the server does a cold index itself), wait until `rag/status` says everything is
     indexed and embedded, then send the QUERIES (warm-up first, not counted) and report p50/p95 of the round trip
     as the client sees it and of the server's own `elapsedMs`.
-(c) VmHWM (peak resident set) and VmRSS of the server process from /proc/<pid>/status after indexing and queries.
+(c) VmHWM (peak resident set so far) and VmRSS of the server process from /proc/<pid>/status: when `rag/status`
+    says every window is embedded; when the indexer is idle (the sentence pass, index/vector_phase.py, done and the
+    model's run memory given back, `Embedder.release_memory`: its "ragls: indexing" progress ended with no work
+    pending); after the queries of (b); after ASKS extractive `rag/ask` requests (no LLM configured). The last
+    VmHWM is the server's peak over the whole run.
+
+    RssAnon is the private part of VmRSS; the rest is mapped library code (shared, dropped under memory pressure).
+
+The server gets a fresh cache dir (its first run: the lean model copy and the English word list are made, every
+text embedded) unless RAGLS_CACHE_DIR is set; with `RAGLS_CACHE_DIR=<a copy of an embedded cache>` its models come
+from there and its index (still a fresh one) reads the vectors of the windows and answer sentences from that
+cache's embeddings (no text reaches the model: a later run's figures, not a cold embedding's);
+`RAGLS_EMBEDDING_CACHE=<that copy>/embeddings.sqlite` alone takes only the vectors from there. Use `--corpus` on a
+few chapters for a cold embedding.
 
 Model: the offline all-MiniLM-L6-v2 (int8) via `embedding.model_path`; other settings are ragls' defaults.
 """
@@ -179,11 +192,12 @@ class RpcClient:
 
 
 def proc_memory(pid: int) -> dict[str, float]:
-    """VmHWM and VmRSS of a process in MB (from /proc/<pid>/status)."""
+    """VmHWM, VmRSS and its private part RssAnon of a process in MB (from /proc/<pid>/status; the rest of VmRSS,
+    RssFile, is mostly mapped library code, shared with other processes and dropped by the kernel under pressure)."""
     out = {}
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
         key, _, value = line.partition(":")
-        if key in ("VmHWM", "VmRSS"):
+        if key in ("VmHWM", "VmRSS", "RssAnon"):
             out[key] = int(value.split()[0]) / 1024
     return out
 
@@ -194,14 +208,30 @@ def pct(values: list[float], p: float) -> float:
     return s[max(0, min(len(s) - 1, round(p / 100 * len(s) + 0.5) - 1))]
 
 
+ASKS = 20  # rag/ask requests after the queries (the first ASKS queries as questions)
+
+
 def lsp_bench(tmp: Path, rounds: int) -> dict:
     from ragls.core.uris import path_to_uri
 
     folder = tmp / "rust-book-b"
     shutil.copytree(CORPUS, folder)
-    env = dict(os.environ, RAGLS_CACHE_DIR=str(tmp / "cache-b"), RAGLS_OFFLINE="1", HF_HUB_OFFLINE="1")
+    # A fresh cache dir (a first run: the lean model copy and the word list are made, every vector embedded) unless
+    # RAGLS_CACHE_DIR is set: then the server's models and embedding cache come from there (a later run)
+    cache = os.environ.get("RAGLS_CACHE_DIR") or str(tmp / "cache-b")
+    env = dict(os.environ, RAGLS_CACHE_DIR=cache, RAGLS_OFFLINE="1", HF_HUB_OFFLINE="1")
     options = model_overrides() | {"index": {"path": str(tmp / "index-b")}}
-    client = RpcClient([sys.executable, "-m", "ragls", "serve"], env, tmp)
+    progress = {"begins": 0, "active": False}  # the "ragls: indexing" work-done progress as the client sees it
+
+    def on_message(msg: dict) -> None:
+        kind = msg.get("params", {}).get("value", {}).get("kind") if msg.get("method") == "$/progress" else None
+        if kind == "begin" and msg["params"]["value"].get("title") == "ragls: indexing":
+            progress["begins"] += 1
+            progress["active"] = msg["params"]["token"]
+        elif kind == "end" and msg["params"]["token"] == progress["active"]:
+            progress["active"] = False
+
+    client = RpcClient([sys.executable, "-m", "ragls", "serve"], env, tmp, on_message=on_message)
     try:
         uri = path_to_uri(folder)
         t0 = time.perf_counter()
@@ -212,11 +242,26 @@ def lsp_bench(tmp: Path, rounds: int) -> dict:
         while True:
             status = client.request("rag/status", {})
             f = status["folders"][0]
-            if f["pending"] == 0 and f["pendingVectors"] == 0 and f["lastIndexedAt"] and f["chunks"]:
+            if (f["pending"] == 0 and f["pendingVectors"] == 0 and not f["pendingWindows"] and f["lastIndexedAt"]
+                    and f["chunks"]):
                 break
             time.sleep(0.5)
         index_s = time.perf_counter() - t0
         mem_indexed = proc_memory(client.proc.pid)
+        # The sentence pass (index/vector_phase.py) runs after every window has its vector; then the indexer gives
+        # the model's run memory back (Embedder.release_memory) and only then ends its progress. Idle: no pending
+        # work, the progress ended, and no new one begun over two seconds.
+        while True:
+            begins = progress["begins"]
+            f = client.request("rag/status", {})["folders"][0]
+            done = f["pending"] == 0 and f["pendingVectors"] == 0 and not f["pendingWindows"]
+            if done and not progress["active"]:
+                time.sleep(2.0)
+                if not progress["active"] and progress["begins"] == begins:
+                    break
+            time.sleep(0.5)
+        idle_s = time.perf_counter() - t0
+        mem_idle = proc_memory(client.proc.pid)
         for q in QUERIES[:5]:  # warm-up
             client.request("rag/query", {"query": q})
         rtt, server_ms = [], []
@@ -228,13 +273,23 @@ def lsp_bench(tmp: Path, rounds: int) -> dict:
                 server_ms.append(res["elapsedMs"])
                 assert res["chunks"], q
         mem_end = proc_memory(client.proc.pid)
+        ask_ms = []
+        for q in QUERIES[:ASKS]:  # extractive answers (no LLM configured): the sentence scoring's memory too
+            t = time.perf_counter()
+            res = client.request("rag/ask", {"question": q})
+            ask_ms.append((time.perf_counter() - t) * 1000)
+            assert res["sources"] or res["abstained"], q
+        mem_ask = proc_memory(client.proc.pid)
     finally:
         client.close()
     return {"files": f["files"], "chunks": f["chunks"], "server_index_s": index_s, "queries": len(rtt),
             "rtt_p50": pct(rtt, 50), "rtt_p95": pct(rtt, 95), "rtt_mean": statistics.fmean(rtt),
             "server_p50": pct(server_ms, 50), "server_p95": pct(server_ms, 95),
-            "hwm_indexed_mb": mem_indexed["VmHWM"], "rss_indexed_mb": mem_indexed["VmRSS"],
-            "hwm_end_mb": mem_end["VmHWM"], "rss_end_mb": mem_end["VmRSS"]}
+            "server_idle_s": idle_s,
+            "asks": len(ask_ms), "ask_p50": pct(ask_ms, 50) if ask_ms else None,
+            **{f"{name}_{when}_mb": mem[key] for when, mem in (("indexed", mem_indexed), ("idle", mem_idle),
+                                                               ("end", mem_end), ("ask", mem_ask))
+               for name, key in (("hwm", "VmHWM"), ("rss", "VmRSS"), ("anon", "RssAnon"))}}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -246,6 +301,10 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     global CORPUS
     CORPUS = dataset("rust-book", args.corpus)
+    cached = [name for name in ("RAGLS_CACHE_DIR", "RAGLS_EMBEDDING_CACHE") if os.environ.get(name)]
+    if cached and not args.skip_index:
+        sys.exit(f"(a) times a cold embedding, which {' and '.join(cached)} would serve from a cache: unset it or "
+                 "pass --skip-index")
     load_before = os.getloadavg()
     tmp = Path(tempfile.mkdtemp(prefix="ragls-speed-"))
     out: dict = {"load_before": load_before, "cpus": os.cpu_count()}
@@ -268,10 +327,14 @@ def main(argv: list[str] | None = None) -> int:
         print(f"| {b['rtt_p50']:.1f} | {b['rtt_p95']:.1f} | {b['server_p50']:.1f} | {b['server_p95']:.1f} |")
         print(f"\n(c) memory of `ragls serve` ({b['files']} files, {b['chunks']} chunks, server cold index "
               f"{b['server_index_s']:.1f} s incl. start-up)")
-        print("| VmHWM after indexing MB | VmRSS after indexing MB | VmHWM after queries MB | VmRSS after queries MB |")
-        print("|---:|---:|---:|---:|")
-        print(f"| {b['hwm_indexed_mb']:.0f} | {b['rss_indexed_mb']:.0f} | {b['hwm_end_mb']:.0f} | "
-              f"{b['rss_end_mb']:.0f} |")
+        print("| when | VmHWM MB (peak so far) | VmRSS MB | RssAnon MB |")
+        print("|---|---:|---:|---:|")
+        for when, key in (("every window embedded", "indexed"),
+                          (f"idle: sentence pass done ({b['server_idle_s']:.1f} s)", "idle"),
+                          (f"after {b['queries']} queries", "end"), (f"after {b['asks']} extractive asks", "ask")):
+            print(f"| {when} | {b[f'hwm_{key}_mb']:.0f} | {b[f'rss_{key}_mb']:.0f} | {b[f'anon_{key}_mb']:.0f} |")
+        if b["ask_p50"] is not None:
+            print(f"(rag/ask round trip p50 {b['ask_p50']:.1f} ms, first asks of each question)")
         la = out["load_after"]
         print(f"\nload average before {load_before[0]:.2f} / after {la[0]:.2f} (1 min), {os.cpu_count()} CPUs")
         if args.json:
