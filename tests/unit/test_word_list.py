@@ -23,6 +23,17 @@ def test_the_kept_copy_holds_the_lists_words_and_is_read_back(models_dir):
     assert word_list.spelling_words() == {"alpha", "beta"}
 
 
+def test_sorted_words_answer_in_as_the_set_of_their_words():
+    words = frozenset({"alpha", "beta", "abbé", "naïve", "zebra", "ab", "abc", "abd"})
+    sorted_words = word_list.SortedWords.of(words)
+    assert sorted_words == words and len(sorted_words) == 8 and set(sorted_words) == words
+    probes = words | {"", "a", "abb", "abbe", "abbés", "alph", "alphas", "zebras", "zz", "naive", "\ud800"}
+    assert {w for w in probes if w in sorted_words} == words
+    assert 42 not in sorted_words
+    empty = word_list.SortedWords(b"")
+    assert len(empty) == 0 and "alpha" not in empty and empty == frozenset()
+
+
 def test_a_copy_that_cannot_be_written_only_costs_the_load(models_dir):
     assert word_list._list_file() is not None  # pyspellchecker is a dependency (pyproject.toml)
     models_dir.parent.mkdir(exist_ok=True)

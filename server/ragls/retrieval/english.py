@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Container
 
 from ragls.embedding.vocabulary import wordpiece_words as _english_words
 from ragls.retrieval.word_list import spelling_words
@@ -24,22 +25,36 @@ TYPO_MIN_LENGTH = 6  # `lowercase_name`: a word this long one edit from a common
 PREFIXED_MIN_REST = 5  # `lowercase_name`: a bound prefix counts before a dictionary word this long (not post + gres)
 
 
-def in_lexicon(word: str, words: frozenset[str]) -> bool:
+def in_lexicon(word: str, words: Container[str]) -> bool:
     """True when `word` is in `words` (`lexicon()`) or an inflection of one of them (`_ENDINGS`: rebooted,
     tweakers)."""
     return word in words or any(word.endswith(e) and (word[:-len(e)] in words or word[:-len(e)] + "e" in words)
                                 for e in _ENDINGS)
 
 
+class _Either:
+    """Words in any of `sets` (`lexicon`'s two lists, looked up one after the other instead of merged into a third
+    set)."""
+
+    __slots__ = ("sets",)
+
+    def __init__(self, *sets: Container[str]):
+        self.sets = sets
+
+    def __contains__(self, word: object) -> bool:
+        return any(word in s for s in self.sets)
+
+
 @functools.cache
-def lexicon() -> frozenset[str]:
+def lexicon() -> Container[str]:
     """The lower-case words of pyspellchecker's English word list (`SpellChecker(language="en")`: 160,572
     words and inflections, "verbose", "knead", "printouts", "hundredth", counted in a large corpus of English text
     and checked against a dictionary, so product names such as gevent, nginx or kubernetes are not in it), with the
     whole words of the model's WordPiece vocabulary (`_english_words`); the WordPiece words alone when the list
     cannot be read. Read once per process, on the first lower-case word the WordPiece words lack (the list from
-    its kept copy, `word_list.spelling_words`: ~0.03 CPU-s after the first process's ~0.3-0.4)."""
-    return spelling_words() | _english_words()
+    its kept copy, `word_list.spelling_words`: ~0.03 CPU-s after the first process's ~0.3-0.4). Membership only
+    (`in`): the list is a `word_list.SortedWords` (~1.7 MB, not ~12 MB as a frozenset)."""
+    return _Either(_english_words(), spelling_words())
 
 
 def _one_edit_from(word: str, vocabulary: frozenset[str]) -> bool:
