@@ -15,8 +15,8 @@
 (c) VmHWM (peak resident set so far) and VmRSS of the server process from /proc/<pid>/status: when `rag/status`
     says every window is embedded; when the indexer is idle (the sentence pass, index/vector_phase.py, done and the
     model's run memory given back, `Embedder.release_memory`: its "ragls: indexing" progress ended with no work
-    pending); after the queries of (b); after ASKS extractive `rag/ask` requests (no LLM configured). The last
-    VmHWM is the server's peak over the whole run.
+    pending); after the queries of (b); after ASKS extractive `rag/ask` requests (no LLM configured); IDLE_WAIT_S
+    later (the run memory of requests given back). The last VmHWM is the server's peak over the whole run.
 
     RssAnon is the private part of VmRSS; the rest is mapped library code (shared, dropped under memory pressure).
 
@@ -209,6 +209,7 @@ def pct(values: list[float], p: float) -> float:
 
 
 ASKS = 20  # rag/ask requests after the queries (the first ASKS queries as questions)
+IDLE_WAIT_S = 8.0  # then a last reading this long after the last request (watch.py's RELEASE_AFTER_S is 5 s)
 
 
 def lsp_bench(tmp: Path, rounds: int) -> dict:
@@ -280,6 +281,8 @@ def lsp_bench(tmp: Path, rounds: int) -> dict:
             ask_ms.append((time.perf_counter() - t) * 1000)
             assert res["sources"] or res["abstained"], q
         mem_ask = proc_memory(client.proc.pid)
+        time.sleep(IDLE_WAIT_S)  # the server gives back the run memory of requests once they stop
+        mem_rest = proc_memory(client.proc.pid)
     finally:
         client.close()
     return {"files": f["files"], "chunks": f["chunks"], "server_index_s": index_s, "queries": len(rtt),
@@ -288,7 +291,8 @@ def lsp_bench(tmp: Path, rounds: int) -> dict:
             "server_idle_s": idle_s,
             "asks": len(ask_ms), "ask_p50": pct(ask_ms, 50) if ask_ms else None,
             **{f"{name}_{when}_mb": mem[key] for when, mem in (("indexed", mem_indexed), ("idle", mem_idle),
-                                                               ("end", mem_end), ("ask", mem_ask))
+                                                               ("end", mem_end), ("ask", mem_ask),
+                                                               ("rest", mem_rest))
                for name, key in (("hwm", "VmHWM"), ("rss", "VmRSS"), ("anon", "RssAnon"))}}
 
 
@@ -331,7 +335,8 @@ def main(argv: list[str] | None = None) -> int:
         print("|---|---:|---:|---:|")
         for when, key in (("every window embedded", "indexed"),
                           (f"idle: sentence pass done ({b['server_idle_s']:.1f} s)", "idle"),
-                          (f"after {b['queries']} queries", "end"), (f"after {b['asks']} extractive asks", "ask")):
+                          (f"after {b['queries']} queries", "end"), (f"after {b['asks']} extractive asks", "ask"),
+                          (f"{IDLE_WAIT_S:.0f} s later, no request", "rest")):
             print(f"| {when} | {b[f'hwm_{key}_mb']:.0f} | {b[f'rss_{key}_mb']:.0f} | {b[f'anon_{key}_mb']:.0f} |")
         if b["ask_p50"] is not None:
             print(f"(rag/ask round trip p50 {b['ask_p50']:.1f} ms, first asks of each question)")

@@ -87,3 +87,36 @@ def test_the_indexer_releases_the_model_memory_once_everything_is_embedded(tmp_p
     finally:
         worker.stop()
         ws.close()
+
+
+def test_the_run_memory_of_requests_goes_back_once_they_stop(tmp_path, monkeypatch):
+    from ragls.workspace import watch
+
+    monkeypatch.setattr(watch, "RELEASE_AFTER_S", 0.3)
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "page.md").write_text("# Page\n\nThe walrus eats clams at low tide.\n")
+    ws = RagWorkspace([folder], [MODEL | {"index": {"path": str(tmp_path / "index")}}])
+    released = []
+    release = ws.embedder.release_memory
+    ws.embedder.release_memory = lambda: released.append(time.monotonic()) or release()
+    worker = IndexWorker(ws, debounce_ms=50)
+    try:
+        worker.start()
+        worker.request_sync()
+        deadline = time.monotonic() + 120
+        while not released and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert len(released) == 1 and ws.embedder.unreleased_since is None  # the indexer's burst given back
+        ws.embedder.embed_documents(["What does the walrus eat?"])  # as rag/ask's sentences, on a request thread
+        ran = ws.embedder.unreleased_since
+        assert ran is not None
+        while len(released) < 2 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert len(released) == 2 and released[1] - ran >= 0.3  # once the runs stopped for RELEASE_AFTER_S
+        assert ws.embedder.unreleased_since is None
+        time.sleep(0.8)
+        assert len(released) == 2  # nothing ran since: not again
+    finally:
+        worker.stop()
+        ws.close()

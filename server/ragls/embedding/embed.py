@@ -22,6 +22,7 @@ import logging
 import os
 import shutil
 import threading
+import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -194,6 +195,9 @@ class Embedder:
         self.dim: int = 0
         self.max_length: int = settings.max_length  # effective truncation (tokens), set when the model loads
         self.texts_embedded = 0
+        # monotonic time of the last `embed_documents` run not followed by `release_memory` yet (None: none); the
+        # indexer gives that run memory back once the runs stop (IndexWorker, watch.py: RELEASE_AFTER_S)
+        self.unreleased_since: float | None = None
         self._tokenizer = None
         # The model an existing index was built with, kept while `embedding.model` is not set explicitly: a default
         # model that becomes downloadable later must not silently re-embed every index (see RagWorkspace).
@@ -290,10 +294,12 @@ class Embedder:
     def release_memory(self) -> None:
         """Give back what the model's runs keep between calls: ONNX Runtime's arena chunks no run is using (one
         run of a one-word text under `ReleasableSession.shrinking`, ~10 ms), then the heap's free memory
-        (`heap.trim`). For the end of a burst of work (the indexer's, once everything is embedded): ~95 MB after a
-        cold index of the Rust book. A no-op before the model loads or when its session is not ours."""
+        (`heap.trim`). For the end of a burst of work (the indexer's, once everything is embedded: ~95 MB after a
+        cold index of the Rust book; requests' runs once they stop, ~35 MB after 66 queries whose abstention check
+        embedded passages). A no-op before the model loads or when its session is not ours."""
         from ragls.core import heap
 
+        self.unreleased_since = None
         model = self._model
         session = getattr(getattr(model, "model", None), "model", None)
         if isinstance(session, ReleasableSession):
@@ -402,6 +408,7 @@ class Embedder:
             for idx in batches:
                 out[idx] = run(idx)
         self.texts_embedded += len(texts)
+        self.unreleased_since = time.monotonic()
         return out
 
     def embed_memoised(self, texts: Sequence[str]) -> np.ndarray:

@@ -45,6 +45,7 @@ BusyFn = Callable[[bool, str, int | None], None]
 LogFn = Callable[[str], None]
 
 TAKEOVER_INTERVAL_S = 2.0  # how often a read-only index retries the writer lock
+RELEASE_AFTER_S = 5.0  # requests' model runs (Embedder.unreleased_since) this long ago: their run memory goes back
 HANDOVER_CHECK_S = 0.5  # how often a yielding writer (`ragls mcp`) looks for an editor asking for the index
 COMPACT_AFTER_WRITES = 64  # vector-store writes before a compaction when idle
 MAX_WATCH_RESTARTS = 30  # watcher failures within WATCH_RESTART_WINDOW_S before it gives up (and says so)
@@ -271,7 +272,8 @@ class IndexWorker:
 
     def _next(self):
         """Wait for the next unit of work: ("job", ...), ("sync", folder, paths), ("open",), ("embed",), ...,
-        ("release",) once the work after an embedding burst is done (`Embedder.release_memory`), or None to stop."""
+        ("release",) once the work after an embedding burst is done or RELEASE_AFTER_S after requests' model runs
+        (`Embedder.release_memory`), or None to stop."""
         with self._cond:
             while not self._stop.is_set():
                 if self._jobs:
@@ -311,11 +313,15 @@ class IndexWorker:
                     if self._embedded_since_release:
                         self._embedded_since_release = False
                         return ("release",)
+                    ran = self.ws.embedder.unreleased_since  # a request's run (rag/ask, abstention) since then
+                    if ran is not None and now - ran >= RELEASE_AFTER_S:
+                        return ("release",)
                     if now >= self._next_takeover and any(not idx.writer for idx in self.ws.indexes):
                         self._next_takeover = now + TAKEOVER_INTERVAL_S
                         return ("takeover",)
                     self._set_busy(False, "done")  # the end message: the outcome of "ragls: indexing"
-                    wait = min(wait, 0.1 if _embedding_gated() else TAKEOVER_INTERVAL_S)
+                    wait = min(wait, 0.1 if _embedding_gated() else TAKEOVER_INTERVAL_S,
+                               *((ran + RELEASE_AFTER_S - now,) if ran is not None else ()))
                 self._cond.wait(wait)
         return None
 
