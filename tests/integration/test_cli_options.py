@@ -130,3 +130,12 @@ def test_an_abstained_query_shows_no_relevance_share(folder, capsys):
     assert cli.main(["query", str(folder), question, "--no-server", "--explain"]) == 0
     first = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("1."))
     assert re.search(r"\(score -?\d+\.\d{4}\)", first) and "relevance" not in first, first
+
+
+def test_verbose_logs_ragls_not_the_markdown_parser_rule_by_rule(folder, caplog):
+    """`ragls -v` is for reading what ragls did: markdown-it logs each block rule it tries on each line at DEBUG
+    (~180 lines for a 13-line page, millions for a book), which buried ragls's own lines."""
+    caplog.set_level("DEBUG")
+    assert cli.main(["-v", "query", str(folder), "walrus ice floe"]) == 0  # "no running server": a ragls DEBUG line
+    names = {r.name for r in caplog.records}
+    assert "ragls.cli.app" in names and not any(n.startswith("markdown_it") for n in names), sorted(names)

@@ -45,7 +45,9 @@ def _setup_logging(verbose: bool) -> None:
     logging.basicConfig(stream=sys.stderr, level=logging.DEBUG if verbose else logging.INFO,
                         format="%(levelname)s %(name)s: %(message)s")
     # pygls logs every JSON-RPC payload (document text included) at INFO: keep only its warnings and errors.
-    for noisy in ("httpx", "httpx2", "httpcore", "openai", "anthropic", "lancedb", "filelock", "pygls"):
+    # markdown-it logs each block rule it tries on each line at DEBUG (~180 lines for a 13-line page): -v is for
+    # ragls's own lines.
+    for noisy in ("httpx", "httpx2", "httpcore", "openai", "anthropic", "lancedb", "filelock", "pygls", "markdown_it"):
         logging.getLogger(noisy).setLevel(logging.WARNING)
     # trafilatura warns about every page it cannot extract ("readability_lxml failed", "discarding data: None": a
     # Sphinx project's _templates/*.html on every `ragls ask`) and logs an ERROR for a page with no HTML tree
