@@ -80,6 +80,23 @@ def test_index_and_rebuild_skip_the_folder_and_index_the_rest(ws, env):
     assert json.loads(status.stdout)["folders"][0]["skipped"] == []
 
 
+
+@pytest.mark.parametrize("mode", [0o000, 0o644], ids=["mode000", "mode644"])
+def test_a_workspace_folder_that_cannot_be_entered_is_said_as_such(tmp_path, env, mode):
+    # Its ragls.toml cannot even be looked up: every command stopped with "ws/ragls.toml: Permission denied", a
+    # file that does not exist. Now the folder is the one skipped entry, as a subfolder is.
+    folder = workspace(tmp_path / "ws", 0o755)
+    folder.chmod(mode)
+    try:
+        index, status = ragls_batch(env, ["index", folder], ["status", folder, "--json"], prefix=unprivileged([]))
+    finally:
+        folder.chmod(0o755)
+    assert index.returncode == 0, index.stderr
+    assert "skipped ./: unreadable folder: Permission denied" in index.stdout and "ragls.toml" not in index.stderr
+    assert json.loads(status.stdout)["folders"][0]["skipped"] == [
+        {"path": "./", "reason": "unreadable folder: Permission denied"}]
+
+
 @pytest.mark.asyncio
 async def test_lsp_rebuild_and_status_report_the_folder(ws, env):
     client = make_test_lsp_client()

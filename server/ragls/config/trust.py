@@ -82,9 +82,14 @@ def read_config_bytes(folder: str | os.PathLike) -> bytes | None:
     """The bytes of `folder`/ragls.toml, None when there is none (or it is no regular file: a FIFO, a device).
     Raises OSError when it exists but cannot be read, or holds more than MAX_CONFIG_BYTES: a folder's file is read
     and parsed by every command and server start (tomllib: ~10 s and gigabytes for 100 MB), so a clone cannot claim
-    the machine with it (red team, session 53)."""
+    the machine with it (red team, session 53). A folder that cannot be entered (mode 000, or 644 after `chmod -R
+    644`) has none to read, as it has no file to index: the walk says so ("./: unreadable folder"), and every
+    command says that rather than "ragls.toml: Permission denied" about a file that may not exist."""
     path = Path(folder) / CONFIG_FILE
-    if not path.is_file():
+    try:
+        if not path.is_file():
+            return None
+    except PermissionError:  # no search permission on the folder: its names cannot even be looked up
         return None
     with path.open("rb") as f:
         data = f.read(MAX_CONFIG_BYTES + 1)
