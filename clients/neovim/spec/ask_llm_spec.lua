@@ -354,15 +354,35 @@ H.it("a server that dies with nothing pending says so once, and the statusline u
   end
   H.eq(1, killed, "the server process")
   local note = H.wait_for(function()
-    return H.notes_matching("ragls: the server stopped (killed by signal 9); run any :Rag* command to restart it")[1]
+    return H.notes_matching("stopped (killed by signal 9)")[1]
   end, 10000, "a notification")
   H.eq(vim.log.levels.WARN, note.level, "a warning")
+  -- one line of the cmdline, as Neovim's own vim.notify echoes it: a longer one (it named the log file too) waited
+  -- for Enter over whatever you were typing; the longest wording that fits (here 80 columns, |v:echospace| 68)
+  H.ok(vim.fn.strdisplaywidth(note.msg) <= vim.v.echospace, ("fits the cmdline (%d): %s"):format(vim.v.echospace,
+    note.msg))
+  H.eq("ragls: server stopped (killed by signal 9); :Rag* restarts it", note.msg, "the wording that fits")
+  vim.o.columns = 140
+  H.eq("ragls: the server stopped (killed by signal 9); run any :Rag* command to restart it (see :checkhealth ragls)",
+    require("ragls.server").stopped_notice("killed by signal 9"), "wider: the longest that fits")
+  vim.o.columns = 80
   H.eq("ragls: stopped (killed by signal 9)", require("ragls").statusline(), "statusline")
   vim.o.statusline = "%f %=%{v:lua.require'ragls'.statusline()} "
   H.screenshot("neovim-statusline-stopped")
+  -- on the screen of a user without a notification plugin: the cmdline's one row, the statusline above it
+  local rows = H.with_ui(function()
+    H.real_notify(note.msg, note.level)
+    vim.cmd("redraw")
+    return H.screen_text()
+  end)
+  H.eq(note.msg, vim.trim(rows[#rows]), "the last row")
+  H.ok(rows[#rows - 1]:find("ragls: stopped (killed by signal 9)", 1, true), "the statusline above it: " .. rows[#rows - 1])
+  if os.getenv("RAGLS_TEST_SCREENSHOTS") then -- (a screenshot's own UI would redraw the cmdline empty)
+    vim.fn.writefile(rows, vim.fs.joinpath(os.getenv("RAGLS_TEST_SCREENSHOTS"), "neovim-server-stopped-notice.txt"))
+  end
   vim.cmd("RagStatus")
   H.wait_for(function() return require("ragls").statusline() == "ragls" end, 60000, "the restarted server attached")
-  H.eq(1, #H.notes_matching("the server stopped"), "said once")
+  H.eq(1, #H.notes_matching("stopped (killed by signal 9)"), "said once")
   H.eq({}, H.notes_matching("quit with exit code"), "not again by Neovim (ragls-server-exit)")
 end)
 

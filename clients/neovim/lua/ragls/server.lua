@@ -168,11 +168,26 @@ function M.on_exit(code, signal, client_id)
     if not failed and not (never_initialized and M.waiting_start[client_id]) then
       -- one that stopped before it answered `initialize` says why when it printed a Python exception
       local why = never_initialized and M.startup_error()
-      notify(why and M.startup_failure()
-        or ("ragls: the server stopped (%s); run any :Rag* command to restart it (%s)"):format(how, M.log_hint),
-        vim.log.levels.WARN)
+      notify(why and M.startup_failure() or M.stopped_notice(how), vim.log.levels.WARN)
     end
   end)
+end
+
+--- The notice of a server that stopped on its own (`how`: "killed by signal 9", "exit code 1"): the longest of its
+--- wordings that fits the cmdline (|v:echospace|), as Neovim's own vim.notify echoes it there and a longer one
+--- waits for Enter over whatever you were typing; the shortest when none fits.
+---@param how string
+---@return string
+function M.stopped_notice(how)
+  local wordings = {
+    ("ragls: the server stopped (%s); run any :Rag* command to restart it (%s)"):format(how, M.log_hint),
+    ("ragls: the server stopped (%s); run any :Rag* command to restart it (see :checkhealth ragls)"):format(how),
+    ("ragls: the server stopped (%s); run any :Rag* command to restart it"):format(how),
+    ("ragls: the server stopped (%s); any :Rag* command restarts it"):format(how),
+    ("ragls: server stopped (%s); :Rag* restarts it"):format(how),
+  }
+  -- (longest_fitting leaves room for a float's border: 4 columns)
+  return require("ragls.text").longest_fitting(wordings, vim.v.echospace + 4) or wordings[#wordings]
 end
 
 --- "ragls: stopped (exit code 1)" for a buffer whose server stopped on its own (|M.exited|), else nil.
