@@ -65,11 +65,24 @@ end)
 H.it(":RagCommit elsewhere opens the message in a scratch gitcommit buffer", function()
   vim.cmd.edit(vim.fn.fnameescape(vim.fs.joinpath(H.workspace, "README.md")))
   local before = vim.api.nvim_get_current_buf()
-  vim.cmd("RagCommit")
-  local buf = H.wait_for(function()
-    local b = vim.api.nvim_get_current_buf()
-    return b ~= before and vim.bo[b].filetype == "gitcommit" and b
-  end, 60000, "the scratch buffer")
+  -- with a UI attached all along (attaching one redraws an empty cmdline) and Neovim's own vim.notify: what a user
+  -- without a notification plugin sees on the cmdline
+  vim.notify = H.real_notify
+  local ok, shown = pcall(H.with_ui, function()
+    vim.cmd("RagCommit")
+    local b = H.wait_for(function()
+      local cur = vim.api.nvim_get_current_buf()
+      return cur ~= before and vim.bo[cur].filetype == "gitcommit" and cur
+    end, 60000, "the scratch buffer")
+    vim.cmd("redraw")
+    return { buf = b, rows = H.screen_text() }
+  end)
+  vim.notify = H.notify_recorder
+  assert(ok, shown)
+  local buf, rows = shown.buf, shown.rows
+  -- "writing a commit message…" is gone from the cmdline once the message is there (it stayed until the next message)
+  H.ok(not rows[#rows]:find("writing a commit message", 1, true), "the cmdline: " .. rows[#rows])
+  H.screenshot("neovim-commit-scratch")
   local message = vim.split(vim.trim(expected_message()), "\n")
   local want = vim.list_extend(vim.deepcopy(message), { "",
     "# :w commits the staged changes with this message (lines starting with '#' are left out);", "# :q! drops it." })

@@ -428,6 +428,8 @@ function M.commit(opts)
   end
   rpc.notify("ragls: writing a commit message…")
   rpc.request("rag/commitMessage", params, function(result)
+    -- done: "writing a commit message…" off the cmdline (Neovim's own vim.notify left it there for good)
+    vim.api.nvim_echo({ { "" } }, false, {})
     if vim.api.nvim_buf_is_valid(bufnr) and vim.bo[bufnr].filetype == "gitcommit" and vim.bo[bufnr].modifiable then
       ui.insert_commit_message(bufnr, result.message)
     else
