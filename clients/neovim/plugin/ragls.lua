@@ -85,6 +85,10 @@ vim.api.nvim_create_user_command("RagStatus", function()
   require("ragls").status()
 end, { nargs = 0, desc = "ragls: index status" })
 
+vim.api.nvim_create_user_command("RagTrust", function()
+  require("ragls").trust()
+end, { nargs = 0, desc = "ragls: allow this project's ragls.toml (asks, as 'exrc' does), applied at once" })
+
 vim.api.nvim_create_user_command("RagCommit", function(opts)
   require("ragls").commit({ staged = not opts.bang })
 end, { nargs = 0, bang = true, desc = "ragls: commit message from the staged diff (!: from all tracked changes)" })

@@ -12,7 +12,7 @@ local ui = require("ragls.ui")
 
 H.it("plugin/ragls.lua defines the user commands", function()
   local cmds = vim.api.nvim_get_commands({})
-  for _, name in ipairs({ "RagAsk", "RagQuery", "RagRebuild", "RagStatus", "RagCommit", "RagLast", "RagIndex" }) do
+  for _, name in ipairs({ "RagAsk", "RagQuery", "RagRebuild", "RagStatus", "RagTrust", "RagCommit", "RagLast", "RagIndex" }) do
     H.ok(cmds[name], name .. " is defined")
   end
   H.eq(true, cmds.RagAsk.range ~= nil and cmds.RagAsk.range ~= "", "RagAsk accepts a range")

@@ -295,4 +295,53 @@ H.it("vim.secure: the server gets the hash of the ragls.toml the user allowed; a
   client:stop(true)
 end)
 
+H.it(":RagTrust asks again about a ragls.toml you denied, and the running server applies it at once", function()
+  local proj = vim.fn.tempname() .. "-trust"
+  vim.fn.mkdir(proj, "p")
+  proj = vim.fs.normalize(vim.uv.fs_realpath(proj))
+  vim.fn.writefile({ "Wombats dig burrows at dusk." }, proj .. "/notes.md")
+  -- a setting that needs trust (a document loader runs a program); Neovim's trust database says "deny"
+  vim.fn.writefile({ "[retrieval]", "top_k = 3", "", "[document_loaders]", 'txt = "cat $1"' }, proj .. "/ragls.toml")
+  vim.o.eventignore = "all"
+  local buf = vim.fn.bufadd(proj .. "/ragls.toml")
+  vim.fn.bufload(buf)
+  vim.secure.trust({ action = "deny", bufnr = buf })
+  vim.api.nvim_buf_delete(buf, { force = true })
+  vim.o.eventignore = ""
+  vim.cmd.edit(vim.fn.fnameescape(proj .. "/notes.md"))
+  local client = H.wait_for(function()
+    local c = vim.lsp.get_clients({ name = "ragls", bufnr = 0 })[1]
+    return c and c.initialized and c
+  end, 60000, "the project's server")
+  local function warning()
+    for _, e in ipairs(H.request_sync(client, "rag/status", vim.empty_dict()).result.errors or {}) do
+      if e.path == proj .. "/ragls.toml" then
+        return e.message
+      end
+    end
+    return false
+  end
+  H.contains(H.wait_for(warning, 30000, "the untrusted ragls.toml's warning"), "document_loaders")
+  H.notes = {}
+  -- (a)llow at vim.secure's question: `nvim -l` runs in silent mode, where confirm() answers its default (ignore)
+  -- without asking, so the key the user presses is given here; the question is recorded
+  local asked, real_confirm = {}, vim.fn.confirm
+  vim.fn.confirm = function(msg, choices)
+    table.insert(asked, { msg = msg, choices = choices })
+    return 4
+  end
+  local ok, allowed = pcall(H.with_ui, function() return require("ragls").trust() end)
+  vim.fn.confirm = real_confirm
+  assert(ok, allowed)
+  H.eq({ { msg = proj .. "/ragls.toml is not trusted.", choices = "&ignore\n&view\n&deny\n&allow" } }, asked,
+    "asked once, though denied before")
+  H.eq(true, allowed, ":RagTrust")
+  H.ok(H.notes_matching("ragls.toml allowed: all its settings apply now")[1], vim.inspect(H.notes))
+  H.wait_for(function() return warning() == false end, 60000, "the server applying the whole file (no warning)")
+  vim.cmd("RagStatus")
+  H.screenshot("neovim-ragtrust-status")
+  vim.cmd("close")
+  client:stop(true)
+end)
+
 H.finish()

@@ -383,6 +383,13 @@ function M.status()
   end)
 end
 
+--- Allow the current project's ragls.toml (|:RagTrust|): |vim.secure.read()| asks, and the running server applies
+--- the whole file at once. Returns true when allowed.
+---@return boolean
+function M.trust()
+  return require("ragls.trust").trust_root(rpc.root_dir(vim.api.nvim_get_current_buf()))
+end
+
 --- Git work tree of a buffer (a `gitcommit` buffer lives in `.git/`), else of the cwd.
 ---@param bufnr integer
 ---@return string|nil

@@ -161,7 +161,7 @@ end
 
 --- What the Answers row says after "none" when an untrusted folder named an LLM and its warning (an `errors` entry
 --- of severity "warning", naming every ignored setting and how to trust the folder) is shown too; nil otherwise.
-M.IGNORED_LLM_NOTE = "extractive answers: the folder's LLM settings wait until you trust it; see the warning"
+M.IGNORED_LLM_NOTE = "extractive answers: the folder's LLM settings wait until you trust it (:RagTrust); see the warning"
 
 ---@param status table rag/status result
 ---@return string|nil

@@ -70,6 +70,23 @@ function M.workspace_trusted(root)
   return true, "sha256:" .. vim.fn.sha256(content)
 end
 
+--- Tell `client`'s server that `root`'s ragls.toml of hash `digest` ("sha256:<hex>") is trusted: `workspaceTrusted`
+--- and `workspaceTrustedConfigs` in a `workspace/didChangeConfiguration` with the client's settings.
+---@param client vim.lsp.Client
+---@param root string
+---@param digest string
+local function tell_server(client, root, digest)
+  local settings = vim.deepcopy((client.settings or {}).ragls or config.values.settings or {})
+  settings.workspaceTrusted = true
+  settings.workspaceTrustedConfigs = { [root] = digest }
+  local params = { settings = { ragls = settings } }
+  if has_011 then
+    client:notify("workspace/didChangeConfiguration", params)
+  else
+    client.notify("workspace/didChangeConfiguration", params)
+  end
+end
+
 --- After you saved a running server's `<root>/ragls.toml`: ask |vim.secure.read()| about the new version (an
 --- edited file asks again, as 'exrc' does) and, allowed, send its hash with `workspaceTrusted` in a
 --- `workspace/didChangeConfiguration`, so the server keeps applying all of the file. Not allowed (or headless):
@@ -86,18 +103,44 @@ function M.retrust(bufnr)
     return
   end
   local trusted, digest = M.workspace_trusted(root)
+  if trusted then
+    tell_server(client, root, digest)
+  end
+end
+
+--- |:RagTrust|: ask |vim.secure.read()| about `root`'s ragls.toml again, also when you ignored or denied it before
+--- (you ran the command: Neovim's trust database forgets its "deny" first), and, allowed, tell the running server
+--- (as |M.retrust|): its LLM, key and loader settings apply at once, no restart. Says how it went with |vim.notify|.
+---@param root string|nil the project's root (nil: the buffer has none; `why` says why)
+---@param why? string
+---@return boolean trusted
+function M.trust_root(root, why)
+  local notify = require("ragls.rpc").notify
+  local path = root and vim.fs.joinpath(root, "ragls.toml")
+  if not path or vim.fn.filereadable(path) == 0 then
+    notify(root and ("ragls: %s has no ragls.toml: nothing to trust"):format(root)
+      or ("ragls: no project here (%s)"):format(why or "no root"), vim.log.levels.WARN)
+    return false
+  end
+  if #vim.api.nvim_list_uis() == 0 then
+    notify("ragls: :RagTrust asks you about the file, and there is no UI to ask in; run `ragls trust "
+      .. root .. "` in a shell", vim.log.levels.WARN)
+    return false
+  end
+  pcall(vim.secure.trust, { action = "remove", path = path }) -- a "deny" would keep vim.secure.read from asking
+  local trusted, digest = M.workspace_trusted(root)
+  vim.cmd.redraw() -- the question's lines off the cmdline: the line below would wait for Enter under them
+  local shown = vim.fn.fnamemodify(path, ":~")
   if not trusted then
-    return
+    notify(("ragls: %s not allowed: it only tunes retrieval"):format(shown), vim.log.levels.WARN)
+    return false
   end
-  local settings = vim.deepcopy((client.settings or {}).ragls or config.values.settings or {})
-  settings.workspaceTrusted = true
-  settings.workspaceTrustedConfigs = { [root] = digest }
-  local params = { settings = { ragls = settings } }
-  if has_011 then
-    client:notify("workspace/didChangeConfiguration", params)
-  else
-    client.notify("workspace/didChangeConfiguration", params)
+  local client = require("ragls.server").find_client(vim.fs.normalize(root))
+  if client then
+    tell_server(client, vim.fs.normalize(root), digest)
   end
+  notify(("ragls: %s allowed: all its settings apply%s"):format(shown, client and " now" or ""))
+  return true
 end
 
 return M
