@@ -194,4 +194,34 @@ H.it("a source's focusRange, when the server sends one, is what the jump highlig
   H.eq(7, marks[1][4].end_row, "one line")
 end)
 
+H.it("a cited sentence that starts or ends inside a line is highlighted from its first to its last character", function()
+  local path = vim.fs.joinpath(H.workspace, "guide", "frobnicator.md")
+  local row = H.line_of("guide/frobnicator.md", "A merge that runs out of time") - 1
+  local text = vim.fn.readfile(path)[row + 1]
+  local at = assert(text:find("A merge that runs out of time", 1, true)) - 1
+  local function source(focus)
+    return { n = 1, uri = vim.uri_from_fname(path), path = "guide/frobnicator.md",
+      range = { start = { line = 0, character = 0 }, ["end"] = { line = 14, character = 0 } }, focusRange = focus }
+  end
+  require("ragls.config").values.highlight_ms = 0 -- stays for the screenshot
+  -- the sentence after "... slow network share. " on its line, to the line's end
+  jump.jump_to_source(source({ start = { line = row, character = at }, ["end"] = { line = row, character = #text } }))
+  local marks = vim.api.nvim_buf_get_extmarks(0, jump.highlight_ns, 0, -1, { details = true })
+  H.eq({ row, at, row + 1, 0 }, { marks[1][2], marks[1][3], marks[1][4].end_row, marks[1][4].end_col },
+    "from the sentence's first character, the line's end included")
+  H.eq({ row + 1, at }, vim.api.nvim_win_get_cursor(0), "the cursor on it")
+  H.screenshot("neovim-highlight-mid-line-sentence")
+  -- the sentence before it: from its line's start up to its last character, not the next sentence
+  jump.jump_to_source(source({ start = { line = row - 1, character = 0 }, ["end"] = { line = row, character = at - 1 } }))
+  marks = vim.api.nvim_buf_get_extmarks(0, jump.highlight_ns, 0, -1, { details = true })
+  H.eq(1, #marks, "one highlight")
+  H.eq({ row - 1, 0, row, at - 1 }, { marks[1][2], marks[1][3], marks[1][4].end_row, marks[1][4].end_col },
+    "whole first line, the last up to the sentence's end")
+  -- lines cited whole stay whole lines (an end at character 0 ends with the line before)
+  jump.jump_to_source(source({ start = { line = row - 2, character = 0 }, ["end"] = { line = row + 1, character = 0 } }))
+  marks = vim.api.nvim_buf_get_extmarks(0, jump.highlight_ns, 0, -1, { details = true })
+  H.eq({ row - 2, 0, row + 1, 0 }, { marks[1][2], marks[1][3], marks[1][4].end_row, marks[1][4].end_col }, "whole lines")
+  require("ragls.config").values.highlight_ms = 3000
+end)
+
 H.finish()

@@ -78,8 +78,11 @@ end
 M.highlight_ns = vim.api.nvim_create_namespace("ragls-highlight")
 vim.api.nvim_set_hl(0, "RaglsSource", { default = true, link = "Visual" })
 
---- Highlight the lines of `range` (LSP, end exclusive at character 0) in `bufnr` with |hl-RaglsSource| for
---- `ms` milliseconds (default `highlight_ms`; 0 or less: until the buffer's next highlight). Returns the extmark.
+--- Highlight `range` (LSP, UTF-16 characters) in `bufnr` with |hl-RaglsSource| for `ms` milliseconds (default
+--- `highlight_ms`; 0 or less: until the buffer's next highlight). Returns the extmark. Whole lines, to the window's
+--- edge, except where the range starts or ends inside a line: a cited sentence that starts after another one on its
+--- line ("exceptions. These error handlers ...") is lit from its first character, and one that ends before the
+--- next sentence up to its last; an end at character 0 ends with the line before.
 ---@param bufnr integer
 ---@param range table LSP range
 ---@param ms? integer
@@ -96,10 +99,26 @@ function M.highlight_range(bufnr, range, ms)
     last = last - 1 -- the end is the start of the next line
   end
   last = math.min(math.max(last, first), count - 1)
+  --- byte column of UTF-16 `character` on line `row` (0-based), nil when it is at or past the line's end
+  local function byte_col(row, character)
+    local line = vim.api.nvim_buf_get_lines(bufnr, row, row + 1, false)[1] or ""
+    local ok, col = pcall(vim.str_byteindex, line, "utf-16", character or 0, false)
+    col = ok and col or #line
+    return col < #line and col or nil
+  end
+  local start_col = first == range.start.line and (range.start.character or 0) > 0
+    and byte_col(first, range.start.character) or 0
+  local end_row, end_col = last + 1, 0
+  if last == range["end"].line and (range["end"].character or 0) > 0 then
+    local col = byte_col(last, range["end"].character)
+    if col and (last > first or col > start_col) then
+      end_row, end_col = last, col
+    end
+  end
   vim.api.nvim_buf_clear_namespace(bufnr, M.highlight_ns, 0, -1)
-  local id = vim.api.nvim_buf_set_extmark(bufnr, M.highlight_ns, first, 0, {
-    end_row = last + 1,
-    end_col = 0,
+  local id = vim.api.nvim_buf_set_extmark(bufnr, M.highlight_ns, first, start_col, {
+    end_row = end_row,
+    end_col = end_col,
     hl_group = "RaglsSource",
     hl_eol = true,
     priority = 200,
