@@ -14,13 +14,20 @@ export const EXTRACTED_SCHEME = 'ragls-extracted';
 const READ_LINES = 400;
 const MAX_LINES = 200_000;
 
+/** The authority of a `ragls-extracted:` URI whose path starts with its workspace folder's name (`sourceDocumentUri`). */
+export const NAMED_FOLDER_AUTHORITY = 'folder';
+
 /**
  * The document a source opens in: its extracted text for an `extractedText` file, else its own URI. A file in a
  * workspace folder has its path relative to that folder, the folder in the query (`{"root": folder URI, "name":
- * folder name}`, see `extractedFileUri`): VS Code's breadcrumbs walk a document's path up to a workspace folder of
- * its own scheme, so `ragls-extracted:` + the absolute path showed every folder from `/` ("home > me > ws > docs >
- * page.html"); now "docs > page.html", as the file's own editor. Tabs and hovers read "ws/docs/page.html" (the
- * `resourceLabelFormatters` contribution). A file outside the workspace keeps its absolute path.
+ * folder name}`, see `extractedFileUri`), so that its breadcrumbs read as the file's own editor's: VS Code's
+ * breadcrumbs walk a document's path up to a workspace folder of its own scheme, so `ragls-extracted:` + the
+ * absolute path showed every folder from `/` ("home > me > ws > docs > page.html"). In a workspace opened from a
+ * `.code-workspace` file (a multi-root one), where a file's breadcrumbs start with its folder's name ("notes >
+ * page.html"), the path starts with that name and the authority is `NAMED_FOLDER_AUTHORITY`
+ * (`ragls-extracted://folder/notes/page.html`); with a folder opened alone, "docs > page.html". Tabs and hovers read
+ * "ws/docs/page.html" (the `resourceLabelFormatters` contribution). A file outside the workspace keeps its absolute
+ * path.
  */
 export function sourceDocumentUri(source: Source): vscode.Uri {
   const uri = vscode.Uri.parse(source.uri);
@@ -33,24 +40,31 @@ export function sourceDocumentUri(source: Source): vscode.Uri {
     return uri.with({ scheme: EXTRACTED_SCHEME });
   }
   const query = JSON.stringify({ root: folder.uri.toString(), name: folder.name });
-  return vscode.Uri.from({ scheme: EXTRACTED_SCHEME, path: uri.path.slice(root.length), query });
+  const relative = uri.path.slice(root.length);
+  return vscode.workspace.workspaceFile === undefined
+    ? vscode.Uri.from({ scheme: EXTRACTED_SCHEME, path: relative, query })
+    : vscode.Uri.from({ scheme: EXTRACTED_SCHEME, authority: NAMED_FOLDER_AUTHORITY, path: `/${folder.name}${relative}`, query });
 }
 
 /**
  * The file whose extracted text `uri` (a `ragls-extracted:` document, `sourceDocumentUri`) shows: the workspace
- * folder's URI in its query joined with its relative path, else (no folder: a file outside the workspace, an editor
- * restored from before) the file of the same path.
+ * folder's URI in its query joined with its path relative to that folder (after the folder's name, for the
+ * `NAMED_FOLDER_AUTHORITY`), else (no folder: a file outside the workspace, an editor restored from before) the
+ * file of the same path.
  */
 export function extractedFileUri(uri: vscode.Uri): vscode.Uri {
-  let root: unknown;
+  let folder: { root?: unknown; name?: unknown } = {};
   try {
-    root = uri.query ? (JSON.parse(uri.query) as { root?: unknown }).root : undefined;
+    folder = uri.query ? (JSON.parse(uri.query) as typeof folder) : {};
   } catch {
-    root = undefined;
+    folder = {};
   }
-  return typeof root === 'string'
-    ? vscode.Uri.joinPath(vscode.Uri.parse(root), uri.path)
-    : uri.with({ scheme: 'file', query: '' });
+  if (typeof folder.root !== 'string') {
+    return uri.with({ scheme: 'file', authority: '', query: '' });
+  }
+  const name = uri.authority === NAMED_FOLDER_AUTHORITY && typeof folder.name === 'string' ? folder.name : undefined;
+  const named = name !== undefined && uri.path.startsWith(`/${name}/`);
+  return vscode.Uri.joinPath(vscode.Uri.parse(folder.root), named ? uri.path.slice(name.length + 1) : uri.path);
 }
 
 /**

@@ -4,7 +4,7 @@
  * workspace and rebuilds the index, opens the page's result from Search Docs (its extracted text: a
  * `ragls-extracted:` editor in Markdown, extracted.ts), reloads the window and checks that the restored editor is
  * still that text in Markdown, not HTML (VS Code restores it without the extension's help; screenshot
- * `extracted-after-reload.png`). The editor's breadcrumbs read the page's path in the workspace, not every folder
+ * `extracted-after-reload.png`). The editor's breadcrumbs read the page's path in the workspace, its folder's name first (a multi-root workspace), not every folder
  * from / (screenshot `extracted-breadcrumbs.png`).
  */
 import { writeFileSync } from 'node:fs';
@@ -61,12 +61,12 @@ export async function extractedTextAfterReload({ page, ws, shots }: UiSession, f
       .waitFor({ state: 'visible', timeout: 30_000 });
     await pageTextIn(page, 'Markdown');
   }, page, shots);
-  await step('its breadcrumbs read the page\'s path in the workspace, not every folder from /', async () => {
+  await step('its breadcrumbs read the page\'s path in the workspace, its folder\'s name first, not every folder from /', async () => {
     // (the workspace has several folders: the breadcrumbs of notes/pairing.html itself read "notes > pairing.html")
     const crumbs = page.locator('.editor-group-container.active .breadcrumbs-control .monaco-breadcrumb-item');
     await crumbs.first().waitFor({ state: 'visible', timeout: 30_000 });
     const texts = (await crumbs.allTextContents()).map((t) => t.trim());
-    if (texts[0] !== 'pairing.html') {
+    if (texts[0] !== 'notes' || texts[1] !== 'pairing.html') {
       throw new Error(`the breadcrumbs read ${JSON.stringify(texts)}`);
     }
     await page.locator('.editor-group-container.active .title').first()

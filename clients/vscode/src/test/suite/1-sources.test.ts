@@ -88,15 +88,20 @@ editorSuite(() => {
     const editor = await openSource(source);
     assert.ok(editor, 'no editor');
     assert.equal(editor.document.uri.scheme, 'ragls-extracted', editor.document.uri.toString());
-    // its path is the file's relative to its workspace folder (the breadcrumbs read "docs > deployment.md", not
-    // every folder from /), the folder in its query; it reads the file's text
-    assert.equal(editor.document.uri.path, '/docs/deployment.md');
+    // its path is the file's in its workspace folder, after the folder's name in this multi-root workspace (the
+    // breadcrumbs read "handbook > docs > deployment.md" as the file's own, not every folder from /), the folder in
+    // its query; it reads the file's text
+    assert.equal(editor.document.uri.authority, 'folder');
+    assert.equal(editor.document.uri.path, '/handbook/docs/deployment.md');
     assert.equal(extractedFileUri(editor.document.uri).toString(), uri.toString());
     const outside = vscode.Uri.file('/elsewhere/manual.pdf');
     assert.equal(sourceDocumentUri({ ...source, uri: outside.toString() }).toString(),
       outside.with({ scheme: 'ragls-extracted' }).toString(), 'a file outside the workspace: its absolute path');
     assert.equal(extractedFileUri(vscode.Uri.parse('ragls-extracted:/elsewhere/manual.pdf')).toString(),
       outside.toString(), 'an editor restored from before: the file of its path');
+    const query = JSON.stringify({ root: handbook.uri.toString(), name: 'handbook' });
+    assert.equal(extractedFileUri(vscode.Uri.from({ scheme: 'ragls-extracted', path: '/docs/deployment.md', query })).toString(),
+      uri.toString(), 'a folder opened alone: the path in the folder (so did an editor restored from session 62)');
     assert.ok(editor.document.lineAt(5).text.includes('To roll back, run'), editor.document.getText());
     assertOpensAt(editor, source);
     // in the extracted text's language, not the one of the file's name: Markdown (HTML, DOCX), plain text (PDF).
