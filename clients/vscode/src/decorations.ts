@@ -1,8 +1,10 @@
 /**
  * Opening a source: the file is shown with the cursor at the cited lines — the source's `focusRange` when the
- * server sends one (docs/protocol.md), else its chunk range — and those whole lines get a transient highlight
- * (the colour `ragls.sourceHighlightBackground` and an overview-ruler mark) instead of a selection of the whole chunk.
- * The highlight goes away after `HIGHLIGHT_MS`, or when another source is highlighted in that editor.
+ * server sends one (docs/protocol.md), else its chunk range — and those lines get a transient highlight (the colour
+ * `ragls.sourceHighlightBackground` and an overview-ruler mark) instead of a selection of the whole chunk: whole
+ * lines, except where the range starts or ends inside a line (a cited sentence after another one on its line is lit
+ * from its first character, `highlightParts`). The highlight goes away after `HIGHLIGHT_MS`, or when another source
+ * is highlighted in that editor.
  */
 import * as vscode from 'vscode';
 import { openSourceDocument } from './extracted';
@@ -11,20 +13,29 @@ import type { Range as WireRange, Source } from './protocol';
 export const HIGHLIGHT_MS = 4000;
 
 let decoration: vscode.TextEditorDecorationType | undefined;
+let spanDecoration: vscode.TextEditorDecorationType | undefined;
 
+const DECORATION_STYLE: vscode.DecorationRenderOptions = {
+  // ragls' own colour (package.json `colors`): editor.rangeHighlightBackground is #ffffff0b in Dark Modern, and the
+  // cited lines could not be told from the others.
+  backgroundColor: new vscode.ThemeColor('ragls.sourceHighlightBackground'),
+  overviewRulerColor: new vscode.ThemeColor('editorOverviewRuler.rangeHighlightForeground'),
+  overviewRulerLane: vscode.OverviewRulerLane.Full,
+};
+
+/** The decoration of the lines a highlight covers whole (to the editor's edge). */
 function decorationType(): vscode.TextEditorDecorationType {
-  decoration ??= vscode.window.createTextEditorDecorationType({
-    isWholeLine: true,
-    // ragls' own colour (package.json `colors`): editor.rangeHighlightBackground is #ffffff0b in Dark Modern, and the
-    // cited lines could not be told from the others.
-    backgroundColor: new vscode.ThemeColor('ragls.sourceHighlightBackground'),
-    overviewRulerColor: new vscode.ThemeColor('editorOverviewRuler.rangeHighlightForeground'),
-    overviewRulerLane: vscode.OverviewRulerLane.Full,
-  });
+  decoration ??= vscode.window.createTextEditorDecorationType({ ...DECORATION_STYLE, isWholeLine: true });
   return decoration;
 }
 
-/** Highlighted line ranges per document URI (tests and hover read them). */
+/** The decoration of a highlight's part of a line it starts or ends inside. */
+function spanDecorationType(): vscode.TextEditorDecorationType {
+  spanDecoration ??= vscode.window.createTextEditorDecorationType(DECORATION_STYLE);
+  return spanDecoration;
+}
+
+/** The highlighted range per document URI (`highlightParts`' `lit`; tests and hover read them). */
 const active = new Map<string, { ranges: vscode.Range[]; timer: NodeJS.Timeout }>();
 
 /** The lines a source points at: `focusRange` when present, else `range`. */
@@ -47,21 +58,59 @@ export function highlightedRanges(uri: vscode.Uri): vscode.Range[] {
   return active.get(uri.toString())?.ranges ?? [];
 }
 
-/** Highlight `range`'s lines in `editor` for `ms` milliseconds, replacing any earlier highlight there. */
+/**
+ * What `highlight` lights of `range` in `doc`: `lit`, the range itself — from its first character to its last
+ * where they lie inside a line ("exceptions. These error handlers ...": from "These"), else whole lines; `lines`,
+ * the lines it covers whole (drawn to the editor's edge), and `spans`, its part of a line it starts or ends inside.
+ * Characters are UTF-16 code units, as on the wire; an end at character 0 ends with the line before.
+ */
+export function highlightParts(doc: vscode.TextDocument, range: WireRange): { lit: vscode.Range; lines: vscode.Range[]; spans: vscode.Range[] } {
+  const whole = doc.validateRange(lineRange(range));
+  const first = whole.start.line;
+  const last = whole.end.line;
+  const length = (line: number): number => doc.lineAt(line).text.length;
+  const from = range.start.line === first && range.start.character > 0 && range.start.character < length(first) ? range.start.character : 0;
+  const to = range.end.line === last && range.end.character > 0 && range.end.character < length(last)
+    && (last > first || range.end.character > from) ? range.end.character : undefined;
+  const lit = new vscode.Range(first, from, last, to ?? length(last));
+  if (from === 0 && to === undefined) {
+    return { lit, lines: [whole], spans: [] };
+  }
+  if (first === last) {
+    return { lit, lines: [], spans: [lit] };
+  }
+  const spans: vscode.Range[] = [];
+  let top = first;
+  let bottom = last;
+  if (from > 0) {
+    spans.push(new vscode.Range(first, from, first, length(first)));
+    top += 1;
+  }
+  if (to !== undefined) {
+    spans.push(new vscode.Range(last, 0, last, to));
+    bottom -= 1;
+  }
+  return { lit, lines: top <= bottom ? [new vscode.Range(top, 0, bottom, length(bottom))] : [], spans };
+}
+
+/** Highlight `range` in `editor` (`highlightParts`) for `ms` milliseconds, replacing any earlier highlight there. */
 export function highlight(editor: vscode.TextEditor, range: WireRange, ms = HIGHLIGHT_MS): void {
   const key = editor.document.uri.toString();
   const previous = active.get(key);
   if (previous) {
     clearTimeout(previous.timer);
   }
-  const ranges = [editor.document.validateRange(lineRange(range))];
-  editor.setDecorations(decorationType(), ranges);
+  const parts = highlightParts(editor.document, range);
+  editor.setDecorations(decorationType(), parts.lines);
+  editor.setDecorations(spanDecorationType(), parts.spans);
+  const ranges = [parts.lit];
   const timer = setTimeout(() => {
     if (active.get(key)?.timer === timer) {
       active.delete(key);
       for (const e of vscode.window.visibleTextEditors) {
         if (e.document.uri.toString() === key) {
           e.setDecorations(decorationType(), []);
+          e.setDecorations(spanDecorationType(), []);
         }
       }
     }
@@ -117,4 +166,6 @@ export function disposeDecorations(): void {
   active.clear();
   decoration?.dispose();
   decoration = undefined;
+  spanDecoration?.dispose();
+  spanDecoration = undefined;
 }

@@ -168,6 +168,42 @@ async function main(): Promise<number> {
       // The first item quotes "To roll back, run `beacon push --previous`.", which starts mid-line 6 (column 45),
       // after the sentence before it: the cursor is there, not at line 3 where the cited lines 3-6 start.
       await page.locator('.statusbar-item:has-text("Ln 6, Col 45")').first().waitFor({ state: 'visible', timeout: 30_000 });
+      // The highlight starts there too, not with "run `beacon push --all` ..." at the line's start: the editor's
+      // decorations in ragls' colour, the first (top) one from the left edge of "To roll back".
+      /* eslint-disable @typescript-eslint/no-explicit-any -- (this file compiles without the DOM library) */
+      const lit = await page.locator('.editor-group-container.active .monaco-editor').first().evaluate((editor: any) => {
+        const doc = editor.ownerDocument;
+        const win = doc.defaultView;
+        const probe = doc.createElement('div'); // (the theme's colour variables are set on the workbench, not the body)
+        probe.style.backgroundColor = 'var(--vscode-ragls-sourceHighlightBackground)';
+        editor.appendChild(probe);
+        const colour = win.getComputedStyle(probe).backgroundColor;
+        probe.remove();
+        const boxes = Array.from(editor.querySelectorAll('.view-overlays div'))
+          .filter((el: any) => win.getComputedStyle(el).backgroundColor === colour)
+          .map((el: any) => el.getBoundingClientRect())
+          .sort((x: any, y: any) => x.top - y.top || x.left - y.left)
+          .map((r: any) => ({ top: Math.round(r.top), left: Math.round(r.left) }));
+        // (a view line's spaces are no-break spaces)
+        const span: any = Array.from(editor.querySelectorAll('.view-line span span'))
+          .find((el: any) => /To\sroll\sback/.test(el.textContent ?? ''));
+        let to: number | null = null;
+        if (span?.firstChild) {
+          const range = doc.createRange();
+          const at = span.textContent.search(/To\sroll\sback/);
+          range.setStart(span.firstChild, at);
+          range.setEnd(span.firstChild, at + 2);
+          to = Math.round(range.getBoundingClientRect().left);
+        }
+        const lines = editor.querySelector('.view-lines');
+        return { colour, boxes, to, textLeft: lines ? Math.round(lines.getBoundingClientRect().left) : null };
+      });
+      /* eslint-enable @typescript-eslint/no-explicit-any */
+      const first = lit.boxes[0];
+      if (lit.colour === 'rgba(0, 0, 0, 0)' || !first || lit.to === null || Math.abs(first.left - lit.to) > 2
+        || !(lit.textLeft !== null && first.left > lit.textLeft + 20)) {
+        throw new Error(`the highlight does not start at "To roll back": ${JSON.stringify(lit)}`);
+      }
       await page.screenshot({ path: join(shots, 'source-opened.png') });
     }, page, shots);
     await step('Search Docs (Ctrl+Alt+D) updates its results as you type and previews the highlighted one', async () => {

@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import * as vscode from 'vscode';
-import { highlightedRanges, revealSource } from '../../decorations';
+import { highlightedRanges, highlightParts, revealSource } from '../../decorations';
 import { describeError } from '../../commands';
 import { ResponseError } from 'vscode-languageclient/node';
 import { citedPlace, openSource, sourceLabel } from '../../answer';
@@ -76,6 +76,35 @@ editorSuite(() => {
     assert.ok(doc.lineAt(at.line).text.slice(at.character).startsWith('To roll back'), `at ${at.line + 1}:${at.character + 1}`);
     assert.deepEqual(highlightedRanges(editor.document.uri).map((r) => [r.start.line, r.end.line]),
       [[hit.source.focusRange!.start.line, 5]]);
+  });
+
+  test('a cited sentence that starts or ends inside a line is highlighted from its first to its last character', async () => {
+    const uri = vscode.Uri.joinPath(handbook.uri, 'docs', 'deployment.md');
+    const doc = await vscode.workspace.openTextDocument(uri);
+    const row = 5; // "run `beacon push --all` to update the rest. To roll back, run `beacon push --previous`."
+    const text = doc.lineAt(row).text;
+    const at = text.indexOf('To roll back');
+    assert.ok(at > 0, text);
+    const pos = (line: number, character = 0) => ({ line, character });
+    const source = (start: { line: number; character: number }, end: { line: number; character: number }): Source => ({
+      uri: uri.toString(), path: 'docs/deployment.md', range: { start: pos(0), end: pos(8) }, focusRange: { start, end } });
+    // the sentence after another one on its line, to the line's end: lit from "To", not with the sentence before
+    let editor = await revealSource(source(pos(row, at), pos(row, text.length)));
+    let parts = highlightParts(editor.document, source(pos(row, at), pos(row, text.length)).focusRange!);
+    assert.equal(editor.document.getText(highlightedRanges(uri)[0]), text.slice(at));
+    assert.deepEqual([parts.lines.length, parts.spans.length], [0, 1], 'one span, no whole line');
+    // from the line above's start to the end of the sentence before "To roll back": a whole line, then a span
+    editor = await revealSource(source(pos(row - 1), pos(row, at - 1)));
+    parts = highlightParts(editor.document, source(pos(row - 1), pos(row, at - 1)).focusRange!);
+    assert.ok(editor.document.getText(highlightedRanges(uri)[0]).endsWith('to update the rest.'),
+      editor.document.getText(highlightedRanges(uri)[0]));
+    assert.deepEqual(parts.lines.map((r) => [r.start.line, r.end.line]), [[row - 1, row - 1]]);
+    assert.deepEqual(parts.spans.map((r) => [r.start.line, r.start.character, r.end.line, r.end.character]), [[row, 0, row, at - 1]]);
+    // lines cited whole stay whole lines (an end at character 0 ends with the line before)
+    editor = await revealSource(source(pos(row - 1), pos(row + 1)));
+    parts = highlightParts(editor.document, source(pos(row - 1), pos(row + 1)).focusRange!);
+    assert.deepEqual(parts.lines.map((r) => [r.start.line, r.end.line]), [[row - 1, row]]);
+    assert.equal(parts.spans.length, 0);
   });
 
   test('a source of extracted text (a PDF, HTML or DOCX file) opens as the text the server extracted', async () => {
