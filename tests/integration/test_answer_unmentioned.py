@@ -94,3 +94,13 @@ def test_a_name_of_two_words_is_named_whole(ws, question, named, alone):
     said = [line for line in answer.text.splitlines() if "mention" in line]
     assert said and all(f"mention {named}." in line or f"mentions {named}." in line for line in said), answer.text
     assert not any(alone in line for line in said), answer.text
+
+
+def test_a_pasted_question_of_many_names_lists_a_few_and_counts_the_rest(ws):
+    # a pasted log line or list of identifiers: the abstention named all 1,200 ("they never mention ErrCode0,
+    # ErrCode1, ...": 13-18 kB of answer); it names the first few, each cut to a line's length, and counts the rest
+    for sep, more in ((", ", "or 1,194 more"), (" ", "…")):
+        question = "Why does shift fail with " + sep.join(f"ErrCode{i}" for i in range(1200)) + "?"
+        answer = ws.ask(question)
+        assert answer.abstained and len(answer.text) < 1000, answer.text[:300]
+        assert "ErrCode0" in answer.text and "ErrCode1199" not in answer.text and more in answer.text, answer.text

@@ -286,8 +286,16 @@ def unmentioned_line(text: str, question: str, sources: Sequence[tuple[int, Hit]
 UNMENTIONED_PREFIX = "*None of these sources mentions "  # `unmentioned_line`; `ragls eval` judges Key without it
 
 
+LISTED_MOST = 6  # names or words `_listed` writes out; the rest are counted
+LISTED_CHARS = 60  # a longer one (a pasted run of identifiers is one name) is cut with "…"
+
+
 def _listed(items: tuple[str, ...]) -> str:
-    """"a", "a or b", "a, b or c"."""
+    """"a", "a or b", "a, b or c"; past LISTED_MOST items "a, b, c, d, e, f or 1,194 more", each item past
+    LISTED_CHARS characters cut with "…" (a pasted log of 1,200 identifiers made an 18 kB "they never mention")."""
+    items = tuple(x if len(x) <= LISTED_CHARS else x[:LISTED_CHARS - 1].rstrip() + "…" for x in items)
+    if len(items) > LISTED_MOST:
+        return ", ".join(items[:LISTED_MOST]) + f" or {len(items) - LISTED_MOST:,} more"
     return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " or " + items[-1]
 
 
