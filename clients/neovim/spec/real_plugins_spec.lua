@@ -388,6 +388,11 @@ H.it("telescope and snacks opened while the server starts: one entry says so at 
     config.values.picker = "telescope"
     reset()
     stop_server()
+    -- the first search once the server is up is held back here until the picker has been seen saying it runs
+    local real_query, held = picker_mod.query, nil
+    picker_mod.query = function(text, cb, opts)
+      held = function() return real_query(text, cb, opts) end
+    end
     vim.cmd("RagQuery " .. QUERY)
     local picker
     local first = H.wait_for(function()
@@ -406,6 +411,19 @@ H.it("telescope and snacks opened while the server starts: one entry says so at 
     -- <CR> on the notice opens nothing and keeps the picker
     require("telescope.actions").select_default(picker.prompt_bufnr)
     H.ok(vim.api.nvim_buf_is_valid(picker.prompt_bufnr), "the picker stays open on the notice")
+    -- the server up, its first search running (it waits for the index to open): said so, not "starting" any more
+    local ok, searching = pcall(H.wait_for, function()
+      local entry = held and picker.manager:num_results() > 0 and picker.manager:get_entry(1)
+      return entry and entry.display == picker_mod.FIRST_SEARCH and entry.display
+    end, 60000, "the entry saying the server is up and its first search runs")
+    picker_mod.query = real_query
+    if ok then
+      H.screenshot("telescope-first-search")
+    end
+    if held then
+      held()
+    end
+    assert(ok, searching)
     H.wait_for(function()
       local entry = picker.manager:num_results() > 0 and picker.manager:get_entry(1)
       return entry and entry.value.source ~= nil

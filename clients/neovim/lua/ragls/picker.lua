@@ -32,6 +32,14 @@ M.DEBOUNCE_MS = 200
 --- picker opens at once saying so, and is filled once the server answers.
 M.STARTING = "… starting the ragls server: results appear when it answers"
 
+--- The one entry of such a picker once its server is up, while the first search runs (the first search of a
+--- server that has just started waits for its workspace to open and its embedding model to load: seconds, during
+--- which the picker said the server was still starting).
+M.FIRST_SEARCH = "… the server is up: searching (its first search waits for the index to open)"
+
+--- The text the open picker's first search (after its server started) runs for, until it answers; nil otherwise.
+local first_search = nil
+
 --- What the open picker says instead of results while it has no server to ask: M.STARTING while the server
 --- starts, why it did not start when it failed; nil once a server answers (|M.pick|).
 local waiting_notice = nil
@@ -109,6 +117,9 @@ function M.query_sync(text)
     local chunks = prefetched.chunks
     prefetched = nil
     return #chunks > 0 and chunks or { M.notice(M.nothing_found(text)) }
+  end
+  if first_search and first_search == vim.trim(text or "") then
+    return { M.notice(M.FIRST_SEARCH) }
   end
   local client = server.find_client(require("ragls.root").for_buffer(0)) or server.find_client(nil)
   if not client or not client.initialized then
@@ -274,10 +285,15 @@ function M.pick(text, rag)
       elseif vim.trim(prompt) == "" then
         return handle.refresh() -- nothing to search: the notice goes
       end
-      M.query(vim.trim(prompt), function(chunks)
-        prefetched = { query = vim.trim(prompt), chunks = chunks }
+      first_search = vim.trim(prompt)
+      handle.refresh() -- the notice: the server is up, the search runs
+      M.query(first_search, function(chunks)
+        prefetched, first_search = { query = vim.trim(prompt), chunks = chunks }, nil
         handle.refresh()
-      end, { on_error = function() handle.refresh() end })
+      end, { on_error = function()
+        first_search = nil
+        handle.refresh()
+      end })
     end, {
       on_wait = function()
         waiting_notice = M.STARTING
