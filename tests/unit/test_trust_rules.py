@@ -213,6 +213,12 @@ def test_untrusted_numbers_are_bounded_with_a_warning_naming_setting_and_bound(t
     assert "retrieval.vector_weight = nan" in said and "retrieval.rrf_k = inf" in said
     assert "embedding.batch_size = 99999" in said  # a [rags.NAME] table's settings too
     layer = folder_layer(tmp_path)
+    # an exclusive minimum is not "below its minimum 0", a setting without a default not "the default None"
+    (tmp_path / "ragls.toml").write_text("[sources]\nmax_file_bytes = 0\n[embedding]\nwindow = 1\n")
+    said = "\n".join(load_settings(tmp_path)[1])
+    assert "sources.max_file_bytes = 0 in the folder's ragls.toml is not above 0, as it must be: the default" in said
+    assert "embedding.window = 1 in the folder's ragls.toml is below its minimum 32: it is left unset" in said
+    assert "None" not in said and "minimum 0" not in said, said
     assert layer.data["rags"]["notes"]["embedding"] == {"batch_size": 16}
 
 

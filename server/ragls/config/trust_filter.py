@@ -150,7 +150,9 @@ def bounded(section: str, name: str, value: Any) -> tuple[Any, str | None]:
                None)
     inclusive = any(hasattr(m, "ge") for m in field.metadata)
     if low is not None and (value < low or (value == low and not inclusive)):
-        return field.default, f"{setting} is below its minimum {low}: the default {field.default} is used"
+        bound = f"below its minimum {low}" if inclusive else f"not above {low}, as it must be"
+        used = "it is left unset (chosen automatically)" if field.default is None else f"the default {field.default} is used"
+        return field.default, f"{setting} is {bound}: {used}"
     schema_high = min([m.le for m in field.metadata if hasattr(m, "le")], default=math.inf)
     folder_high = FOLDER_MAX.get(section, {}).get(name, math.inf)
     if value > min(schema_high, folder_high):
