@@ -51,7 +51,10 @@ def read_with_neighbours(picked: list[tuple[int, Unit]], hits: dict[int, Hit], q
     `io.UnsupportedOperation`" then "C-level consumers (`faulthandler`, ...) must opt into the `capture="fd"` mode"
     for a question naming both (measured: bench/history/sessions-40-41.md, "The next sentence naming another identifier").
     Otherwise the next sentence of its paragraph (or of the next one, across a directive line) comes with it when
-    it refers back to it and explains it or names the means of what it says, or tells what to do (`explains`).
+    it refers back to it and explains it or names the means of what it says, or tells what to do (`explains`);
+    and when that one says no more than why ("This can happen when restic is processing huge amounts of unchanged
+    data."), the sentence after it too when it tells what to do about it (`_tells_what_to_do`: "To avoid this issue
+    add the following lines to the client's .ssh/config file:" and its `ServerAliveInterval 60`).
     A next sentence the answer quotes anyway stays where it is (two answering sentences of
     one paragraph are not one passage: "This is why we recommend Sentry ..." and "If you specify `block=True`
     ..." each answer one part of a question). List items and table rows are whole units of their own
@@ -88,6 +91,11 @@ def read_with_neighbours(picked: list[tuple[int, Unit]], hits: dict[int, Hit], q
                     and (n, found[at + 1].line, found[at + 1].sentence) not in quoted \
                     and not any(k == n and (quotes(m, found[at + 1]) or quotes(found[at + 1], m)) for k, m in picked):
                 unit = replace(found[at + 1], sentence=_joined(unit.sentence, found[at + 1].sentence), line=unit.line)
+                then = found[at + 2] if at + 2 < len(found) and not unit.attached else None
+                if then is not None and _tells_what_to_do(then.sentence) and explains(unit, then, hit.chunk.text) \
+                        and (n, then.line, then.sentence) not in quoted \
+                        and not any(k == n and (quotes(m, then) or quotes(then, m)) for k, m in picked):
+                    unit = replace(then, sentence=_joined(unit.sentence, then.sentence), line=unit.line)
         lead = _lead_of(found, at, own, hit.chunk.text) if at is not None else None
         if lead is not None and (n, lead.line, lead.sentence) not in quoted and not _shown(n, lead, [*picked, *out]):
             out.append((n, lead))
@@ -249,10 +257,16 @@ def explains(unit: Unit, nxt: Unit | None, text: str = "") -> bool:
       asked in the words of the need, shares none with the means (measured: bench/history/sessions-42-43.md, "The means named
       after the need");
     - or one of the same paragraph that tells the reader what to do (`_REMEDY`: an imperative opens it, alone or
-      after "To <goal>,", or after "you can", "you should", ...) and names an identifier `unit` does not: a statement of what happens, then the remedy —
+      after "To <goal>", "In this case", or after "you can", "you should", ...) and names an identifier `unit` does not: a statement of what happens, then the remedy —
       "999 is a custom response status code used by some sites to throttle requests." / "Try slowing down the
       crawling speed by using a download delay ... with the `DOWNLOAD_SLOTS` setting:" (measured: bench/history/sessions-44-45.md,
-      "The remedy after the statement").
+      "The remedy after the statement");
+    - or one that refers back by the purpose or the problem anywhere in its words (`_FOR_THIS`: "You may find a
+      need to check if a repository is already initialized ..." / "The command `cat config` may be used for this
+      purpose:") and names an identifier `unit` does not.
+    The identifier may be named in the block the next sentence introduces rather than in its words (`_names_more`:
+    "To work around this, you can set the HOME environment variable yourself, to a writable directory, for
+    example:" and `export HOME=/tmp/home`; bench/history/session-63.md).
     The next sentence may open the next paragraph when only lines the built page does not show stand between
     (`_NOT_SHOWN` in the chunk `text`: a reST directive or target, ".. setting:: IMAGES_THUMBS"; a MyST target)
     and it refers back: "The Images Pipeline can automatically create thumbnails of the downloaded images." /
@@ -273,12 +287,32 @@ def explains(unit: Unit, nxt: Unit | None, text: str = "") -> bool:
     if not gap and not nxt.attached and len(own.split()) <= NEXT_REFERENCE_WORDS and _BACK_REFERENCE.match(own):
         return True
     if not (_BACK_REFERENCE.match(own) or _REFERS_BACK.search(" ".join(own.split()[:REFERENCE_HEAD_WORDS]))
-            or (not gap and _REMEDY.match(own))):
+            or _FOR_THIS.search(own) or (not gap and _REMEDY.match(own))):
         return False
-    mine = {m.group(0) for m in IDENTIFIER.finditer(unit.sentence)}
-    return any(m.group(0) not in mine for m in IDENTIFIER.finditer(own))
+    return _names_more(unit.sentence, nxt, own)
 
 
+def _tells_what_to_do(sentence: str) -> bool:
+    """Whether `sentence` tells the reader what to do: an imperative opens it, alone or after "To <goal>" /
+    "Instead," / "In this case" or after "you can" ... (`_REMEDY`), or it names the purpose or problem of the
+    sentence before it (`_FOR_THIS`: "The command `cat config` may be used for this purpose:")."""
+    return bool(_REMEDY.match(sentence) or _FOR_THIS.search(sentence))
+
+
+def _names_more(before: str, nxt: Unit, own: str) -> bool:
+    """Whether `own` (the words of passage `nxt`) or the code or list `nxt` introduces (`Unit.attached`, not a
+    program's output) names an identifier (`IDENTIFIER`) the text `before` does not: the means of a remedy is as
+    often in its block as in its words ("To work around this, you can set the HOME environment variable yourself,
+    to a writable directory, for example:" and `export HOME=/tmp/home`)."""
+    mine = {m.group(0) for m in IDENTIFIER.finditer(before)}
+    named = own if nxt.output or not nxt.attached else f"{own}\n{nxt.attached}"
+    return any(m.group(0) not in mine for m in IDENTIFIER.finditer(named))
+
+
+# A sentence referring back to the one before it by its purpose or its problem anywhere in its words ("The command
+# `cat config` may be used for this purpose:", "On macOS the easiest fix for this is ...", "To avoid this issue ...").
+_FOR_THIS = re.compile(r"\b(?:(?:this|that)\s+(?:purpose|issue|problem|situation)|(?:solution|workaround|fix)\s+"
+                       r"(?:is|for\s+(?:this|that)))\b", re.IGNORECASE)
 # A demonstrative among a sentence's first words refers back to the sentence before it ("Alembic makes this easy via
 # ...", "To circumvent this issue, ...", "Using the X hook, this is straightforward"); "that" is left out: it is as
 # often a conjunction ("Note that ...").
@@ -289,7 +323,7 @@ _REFERS_BACK = re.compile(r"\b(?:this|these|those|such)\b", re.IGNORECASE)
 # after "you can" / "we can" / "you should" ...: "To prevent devs from using other package managers, you can add the
 # following `preinstall` script to your `package.json`:" after "... you don't want others to accidentally run `npm
 # install` or `yarn`." (pnpm's only-allow page; bench/history/session-60.md).
-_REMEDY = re.compile(r"^(?:(?:To [^,]{3,60}|Instead|Alternatively|If so|In that case),\s+)?"
+_REMEDY = re.compile(r"^(?:(?:To [^,]{3,60}|Instead|Alternatively|If so|In (?:that|this) case),?\s+)?"
                      r"(?i:(?:you|we)\s+(?:can|may|should|must|need\s+to)\s+(?:also\s+|simply\s+|just\s+)?)?"
                      r"(?i:try|use|set|pass|add|call|"
                      r"run|enable|disable|configure|specify|install|include|define|provide|change|increase|decrease|"
@@ -312,7 +346,11 @@ def _after_block(found: list[Unit], at: int, own: Unit, query: set[str] | frozen
     does what the question asks: "The easiest way is creating a small `start-myproject.py` file that runs the
     application using the builtin server:", its `run_simple(...)` example, then "You can also pass it the
     `extra_files` keyword argument with a list of additional files (like configuration files) you want to observe."
-    for "How do I make run_simple watch that file too?". Or, whatever it names, the paragraph after the block
+    for "How do I make run_simple watch that file too?". Or it tells what to do (`_tells_what_to_do`) and names,
+    in its words or its own block, an identifier neither `own` nor its block names: "However, for large repositories
+    it sometimes takes longer than that to collect a list of all files, causing the following error:", the error,
+    then "In this case you can increase the timeout using the `--stuck-request-timeout` option." (only blank lines
+    between; bench/history/session-63.md). Or, whatever it names, the paragraph after the block
     continues the sentence `own` opens (`continues`, up to CONTINUATION_GAP lines after the block) and carries no
     program's output nor a block longer than LEAD_CODE_LINES: "Let's assume we have the following SDL file:", the
     schema, "by running the following command:" and `strawberry schema-codegen schema.graphql`. Quoted as a passage
@@ -326,6 +364,9 @@ def _after_block(found: list[Unit], at: int, own: Unit, query: set[str] | frozen
         return nxt  # the rest of the sentence `own` opens, across its block; a long block of its own is another example
     if nxt.line - own.block_end > 2:
         return None
+    if not any(x.strip() for x in text.split("\n")[own.block_end + 1:nxt.line]) and _tells_what_to_do(nxt.sentence) \
+            and _names_more(f"{own.sentence}\n{own.attached}", nxt, nxt.sentence):
+        return nxt  # what to do about what the sentence and its block show ("In this case you can increase ...")
     mine = pointed_at(identifier_words(own.text), query)
     return nxt if pointed_at(identifier_words(nxt.sentence), query) - mine else None
 
