@@ -8,7 +8,9 @@ and again every 0.5 s, and prints one line per message with the seconds since th
 `initialize` result, every `$/progress` begin/report/end with its message, `window/logMessage` lines, and each
 `rag/status` answer's folder state (files, pending, pendingVectors, embeddingLoading). It stops at the first
 `rag/status` answer (default) or, with `--until-ready`, once no folder has files queued or the model loading. The
-server is shut down politely after. `--configuration` sends `workspace/didChangeConfiguration` right after
+server is shut down politely after. `--ask QUESTION` (on a folder indexed before: a restart) sends `rag/ask` right
+after `initialized` instead, as an editor whose user asks at once, and prints the seconds to its answer, the answer's
+first line and the model's state then (a `rag/status` after it). `--configuration` sends `workspace/didChangeConfiguration` right after
 `initialized`, as Neovim's client does with its settings. The load average is printed at the start and the end: quote it with the figures.
 """
 
@@ -42,6 +44,7 @@ def main() -> None:
     ap.add_argument("--timeout", type=float, default=300.0)
     ap.add_argument("--configuration", action="store_true",
                     help="send workspace/didChangeConfiguration right after initialized, as Neovim does")
+    ap.add_argument("--ask", metavar="QUESTION", help="time the first rag/ask instead of watching rag/status")
     args = ap.parse_args()
     folder = args.folder.resolve()
     env = {**os.environ, "RAGLS_OFFLINE": "1", "HF_HUB_OFFLINE": "1"}
@@ -72,6 +75,13 @@ def main() -> None:
     if args.configuration:
         client.notify("workspace/didChangeConfiguration", {"settings": {"ragls": {}}})
     deadline = time.perf_counter() + args.timeout
+    if args.ask:
+        sent = time.perf_counter()
+        answer = client.request("rag/ask", {"question": args.ask})
+        lines = [line for line in answer.get("answer", "").splitlines() if line.strip() and not line.startswith("*")]
+        stamp(f"rag/ask answered after {time.perf_counter() - sent:.3f} s: {(lines or [''])[0][:100]!r}")
+        stamp(f"rag/status then: {folder_state(client.request('rag/status', {}))}")
+        deadline = 0
     while time.perf_counter() < deadline:
         sent = time.perf_counter()
         status = client.request("rag/status", {})
