@@ -183,19 +183,20 @@ def test_commit_msg_prompt_carries_no_secret(tmp_path, llm_server):
 
 def test_commit_msg_without_a_model_calls_a_new_function_a_feature(tmp_path):
     """Without an LLM, a staged change that only adds a function to an existing code file is a `feat`, not a
-    `fix`; changing an existing line stays a `fix`, and so does adding lines that define nothing."""
+    `fix`; changing an existing line stays a `fix`, and so does adding lines that define nothing. The subject names
+    the function added or changed; a line outside any function leaves the file's name alone."""
     repo = make_repo(tmp_path / "repo", {"calc.py": "def add(a, b):\n    return a + b\n"})
     (repo / "calc.py").write_text("def add(a, b):\n    return a + b\n\n\ndef sub(a, b):\n    return a - b\n",
                                   encoding="utf-8")
     git(repo, "add", ".")
     out = run_cli(cwd=repo)
     assert out.returncode == 0, out.stderr
-    assert out.stdout.startswith("feat: update calc.py\n"), out.stdout
+    assert out.stdout == "feat: add sub() to calc.py\n", out.stdout  # the subject names it (commit/topics.py)
     git(repo, "commit", "-q", "-m", "sub")
     (repo / "calc.py").write_text("def add(a, b):\n    return b + a\n\n\ndef sub(a, b):\n    return a - b\n",
                                   encoding="utf-8")
     git(repo, "add", ".")
-    assert run_cli(cwd=repo).stdout.startswith("fix: update calc.py\n")
+    assert run_cli(cwd=repo).stdout == "fix: update add() in calc.py\n"
     git(repo, "reset", "-q", "--hard")
     (repo / "calc.py").write_text((repo / "calc.py").read_text(encoding="utf-8") + "\nPRECISION = 2\n",
                                   encoding="utf-8")

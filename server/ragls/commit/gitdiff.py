@@ -150,13 +150,13 @@ def _empty_tree(root: Path) -> str:
 def merge_message(root: Path) -> str | None:
     """Git's prepared message of a merge in progress (MERGE_HEAD exists): `.git/MERGE_MSG` without its "#" comment
     lines (e.g. "Merge branch 'topic'"), as `git commit` would propose it; None when no merge is in progress or
-    git prepared no message, or MERGE_MSG is no regular file (`_regular_file_bytes`: a link out is not followed)."""
+    git prepared no message, or MERGE_MSG is no regular file (`regular_file_bytes`: a link out is not followed)."""
     head = run_git(root, ["rev-parse", "--verify", "--quiet", "MERGE_HEAD"])
     if head.returncode != 0:
         return None
     # (not `--git-path MERGE_MSG`: git gives the real path of a link there, its target)
     proc = run_git(root, ["rev-parse", "--absolute-git-dir"])
-    data = _regular_file_bytes(os.path.join(os.fsdecode(proc.stdout.strip()), "MERGE_MSG")) \
+    data = regular_file_bytes(os.path.join(os.fsdecode(proc.stdout.strip()), "MERGE_MSG")) \
         if proc.returncode == 0 else None
     if data is None:
         return None
@@ -165,7 +165,7 @@ def merge_message(root: Path) -> str | None:
     return "\n".join(lines).strip() or None
 
 
-def _regular_file_bytes(path: str, limit: int = MAX_MERGE_MSG_BYTES) -> bytes | None:
+def regular_file_bytes(path: str, limit: int = MAX_MERGE_MSG_BYTES) -> bytes | None:
     """The first `limit` bytes of the regular file at `path`, None for anything else: a symbolic link (not
     followed: a folder's `.git/MERGE_MSG -> ~/.bash_history` would show that file), a FIFO (opened without
     blocking, never read), a device, or an error."""

@@ -19,6 +19,7 @@ from ragls.answer.template import DATA_NOTE, quote_passage
 from ragls.answer.tokens import chars_for_tokens, context_limit, estimate_tokens, is_context_length_error
 from ragls.commit import gitdiff
 from ragls.commit.gitdiff import FileDiff
+from ragls.commit.topics import new_text_reader, topic_phrases, topics
 from ragls.config.settings import Settings
 from ragls.core.errors import InvalidParams, RaglsError, RequestFailed
 from ragls.index.titles import document_headings
@@ -123,7 +124,7 @@ def generate_commit_message(
     if merging:  # concluding a merge: git's own "Merge branch …" message, not a summary of the other side's diff
         return CommitMessage(message=merging, truncated=False, files=paths)
     if chat is None:
-        message, truncated = deterministic_message(files, style)
+        message, truncated = deterministic_message(files, style, read=new_text_reader(root, staged))
         return CommitMessage(message=message, truncated=truncated, files=paths)
 
     notes = _conventions_text(conventions)
@@ -504,7 +505,7 @@ def _sections_phrase(sections: list[str]) -> str:
     return f"{_join(sections, 0)} section{'s' if len(sections) > 1 else ''}"
 
 
-def _subject_phrase(files: list[FileDiff], prefix: str) -> str:
+def _subject_phrase(files: list[FileDiff], prefix: str, read: Callable[[str], str | None] | None = None) -> str:
     verb = _verb(files)
     if len(files) == 1 and (sections := added_sections(files[0])):  # "add Metrics section to configuration.md"
         name = PurePosixPath(files[0].path).name
@@ -526,6 +527,14 @@ def _subject_phrase(files: list[FileDiff], prefix: str) -> str:
         groups.setdefault(_VERBS.get(f.status, "update"), []).append(name)
     if len(groups) > 1:  # files added beside files changed: say each ("update app.py, add util.py")
         return _mixed_phrase(groups, prefix)
+    # What the main file's change does ("add parse_range() to gitdiff.py"; "update Debug Mode section of cli.rst"):
+    # the file whose changed lines weigh most (code over tests, docs and build files: `file_weight`).
+    main = max(range(len(files)), key=lambda i: (files[i].kind == "text",
+                                                 file_weight(files[i]) * (files[i].added + files[i].removed), -i))
+    text = read(files[main].path) if read is not None and files[main].status == "modified" else None
+    for phrase in topic_phrases(files[main], topics(files[main], text), names[order.index(main)], len(files) - 1):
+        if len(prefix) + len(phrase) <= SUBJECT_MAX:
+            return phrase
     for k in range(min(3, len(names)), 0, -1):
         phrase = f"{verb} {_join(names[:k], len(names) - k)}"
         if len(prefix) + len(phrase) <= SUBJECT_MAX:
@@ -551,7 +560,8 @@ def _mixed_phrase(groups: dict[str, list[str]], prefix: str) -> str:
     return f"change {sum(len(names) for names in groups.values())} files"
 
 
-def deterministic_message(files: list[FileDiff], style: str) -> tuple[str, bool]:
+def deterministic_message(files: list[FileDiff], style: str,
+                          read: Callable[[str], str | None] | None = None) -> tuple[str, bool]:
     """A message built from the diff alone; the same files always give the same message. Returns (message,
     truncated) — truncated when more than BODY_MAX_FILES files with new sections had to be left out of the body.
 
@@ -559,8 +569,10 @@ def deterministic_message(files: list[FileDiff], style: str) -> tuple[str, bool]
     plain: "Verb main files". The verb is add/remove/rename when every file was added/deleted/renamed, update when
     every one was changed; files treated differently get a clause each ("update app.py, add util.py": `_mixed_phrase`)
     — one documentation file that gains sections says which ("add Metrics section to configuration.md",
-    `added_sections`); main files are the text files with the most changed lines (up to 3 names, "and N more files"; "N files"
-    when not even one name fits).
+    `added_sections`); files all changed in place say what the main one's change does (`topics.topic_phrases`:
+    "add parse_range() to gitdiff.py", "rename option --x to --y in cli.rst", "update Debug Mode section of cli.rst";
+    `read(path)` gives its new text, `topics.new_text_reader`); else main files are the text files with the most
+    changed lines (up to 3 names, "and N more files"; "N files" when not even one name fits).
     Body: only what the subject leaves out and git's own record of the commit (its files, statuses and line
     counts: `git show --stat`) does not say — the sections each documentation file gains ("- guide.md: add
     Upgrading and Rollback sections"), unless the subject names them; none otherwise, so most messages are one
@@ -571,9 +583,9 @@ def deterministic_message(files: list[FileDiff], style: str) -> tuple[str, bool]
         kind = guess_type(files)
         scope = guess_scope(files, kind)
         prefix = f"{kind}({scope}): " if scope else f"{kind}: "
-        subject = prefix + _subject_phrase(files, prefix)
+        subject = prefix + _subject_phrase(files, prefix, read)
     else:
-        phrase = _subject_phrase(files, "")
+        phrase = _subject_phrase(files, "", read)
         subject = phrase[:1].upper() + phrase[1:]
     subject = shorten_subject(subject)
     gained = [(f, sections) for f in files if (sections := added_sections(f))]
