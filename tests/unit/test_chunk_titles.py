@@ -101,6 +101,25 @@ def test_text_titles_rst():
     assert "" not in {c.title for c in chunks}
 
 
+def test_a_text_chunk_opening_on_a_heading_is_that_section():
+    # The overlap starts the second piece on the blank line before "Beta" (the paragraph above is one long line):
+    # trimmed, the chunk opens on "Beta", so it is titled "Beta", not by the section before the blank line (restic's
+    # FAQ chunk "How to prioritize restic's IO and CPU time" was titled "How can I specify encryption passwords
+    # automatically?").
+    first = "Alpha\n=====\n\n" + " ".join(f"alpha{i}" for i in range(40)) + "\n\n"
+    text = first + "Beta\n====\n\n" + " ".join(f"beta{i}" for i in range(40)) + "\n"
+    chunks = chunk_document(doc(text, "page.rst"), chunk_size=len(first) + 5, overlap=100)
+    assert [(c.text.split("\n")[0], c.title) for c in chunks] == [("Alpha", "Alpha"), ("Beta", "Beta")]
+    # a section's label (and a comment) before its heading is no text of its own: a chunk opening on it is that
+    # section (beets' "update" command, labelled ``.. _update-cmd:``, was titled "move")
+    text = first + ".. _beta:\n\n.. a comment\n   on two lines\n\nBeta\n====\n\n" + " ".join(f"beta{i}" for i in range(40))
+    chunks = chunk_document(doc(text, "page.rst"), chunk_size=len(first) + 5, overlap=100)
+    assert [(c.text.split("\n")[0], c.title) for c in chunks] == [("Alpha", "Alpha"), (".. _beta:", "Beta")]
+    # a directive is text: a chunk opening on a note before the next heading stays in its section
+    text = first + ".. note::\n\n   Shown.\n\nBeta\n====\n\n" + " ".join(f"beta{i}" for i in range(40))
+    chunks = chunk_document(doc(text, "page.rst"), chunk_size=len(first) + 5, overlap=100)
+    assert [(c.text.split("\n")[0], c.title) for c in chunks] == [("Alpha", "Alpha"), (".. note::", "Alpha")]
+
 # The shape of urllib3's v2-migration-guide.rst: an overlined document title, bold, literal and role titles.
 MIGRATION_RST = """==================
 v2 Migration Guide

@@ -38,7 +38,7 @@ from ragls.index.front_matter import front_matter_lines, front_matter_title
 from ragls.index.headings import code_titles, heading_text, markdown_parser, text_titles, title_at
 from ragls.index.html_blocks import read_html_blocks
 from ragls.index.lines import LineIndex
-from ragls.index.rest_hidden import hidden_only
+from ragls.index.rest_hidden import first_shown, hidden_only
 from ragls.sources.load import degenerate_reason
 from ragls.sources.rest_include import is_rest
 
@@ -111,7 +111,7 @@ def chunk_document(doc: Document, chunk_size: int = DEFAULT_CHUNK_SIZE, overlap:
                         | {o.start for o in doc.origins if 0 < o.start < len(text)})
         regions = list(zip([0, *bounds], [*bounds, len(text)]))
         spans = [s for a, b in regions for s in _pack(lines, a, b, chunk_size, overlap, lines.pref, None)]
-        pieces = [(s, e, title_at(titles, s, e)) for s, e in spans]
+        pieces = [(s, e, "") for s, e in spans]  # titled once trimmed (below)
     chunks: list[Chunk] = []
     last_end = -1
     rest = is_rest(doc.path)
@@ -119,6 +119,9 @@ def chunk_document(doc: Document, chunk_size: int = DEFAULT_CHUNK_SIZE, overlap:
         start, end = _trim(text, index, start, end)
         if start >= end:
             continue
+        if doc.kind != "markdown":  # titled where its text starts: a piece whose blank lines (or, in reST, a
+            # section's label) run up to a heading is that heading's section, not the one before them
+            title = title_at(titles, start + first_shown(text[start:end]) if rest else start, end)
         piece = text[start:end]
         if is_markup_only(piece) or (rest and hidden_only(piece)):
             continue  # markup only ("#", "---", "* * *", a lone fence; reST comments, targets, substitution
@@ -136,8 +139,7 @@ def chunk_document(doc: Document, chunk_size: int = DEFAULT_CHUNK_SIZE, overlap:
             if is_markup_only(piece):
                 continue  # HTML tags only: nothing to find or cite
         path, included_in = doc.path, ""
-        if doc.origins:  # lines of the file the stretch lives in; titled at its first line, not the blank before
-            title = title if doc.kind == "markdown" else title_at(titles, start, end)  # Markdown: its heading path
+        if doc.origins:  # lines of the file the stretch lives in
             origin = doc.origin_at(cited)  # (an included stretch opening a page's code block: never the page's line
             shift = origin.line - index.line_of(origin.start)  # before it, its fence opener stands in for no line)
             line0, line1 = max(line0 + shift, origin.line), line1 + shift

@@ -122,8 +122,9 @@ class FolderIndex(TextScan, VectorPhase):
             # starts on the line its prepended fence stands in for; 10: a long reST grid table is split between rows;
             # 11: a Markdown chunk holds its HTML blocks read as Markdown (index/html_blocks.py); 12: no chunk of a
             # reST page's hidden markup only (index/rest_hidden.py); 13: Markdown pages hold the text of their MkDocs
-            # includes (snippets, include-markdown)
-            "tokenizer": TOKENIZER_VERSION, "layout": 13,
+            # includes (snippets, include-markdown); 14: a text document's chunk is titled by the section in force
+            # where its text starts, not where its leading blank lines or a reST section's label do
+            "tokenizer": TOKENIZER_VERSION, "layout": 14,
             # a masker that finds more secret shapes re-chunks old indexes, so their stores lose the values too
             **({"redact": REDACT_VERSION} if settings.sources.exclude_secrets else {}),
             **(self.contextualizer.identity() if self.contextualizer is not None else {}),

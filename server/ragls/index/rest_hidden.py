@@ -43,3 +43,21 @@ def hidden_only(text: str) -> bool:
         elif outer is None or indent(line) <= outer:
             return False
     return seen
+
+
+def first_shown(text: str) -> int:
+    """The offset in reST `text` of its first non-blank line outside a hidden explicit markup block (`hidden_only`:
+    a comment, a hyperlink target, a substitution definition, with the lines indented under it); `len(text)` when
+    there is none. A section's label (`.. _update-cmd:`) stands before its heading: a chunk opening on the label
+    opens on that section."""
+    outer = None  # the indent of the hidden block the lines below may continue
+    at = 0
+    for line in text.splitlines(keepends=True):
+        if line.strip():
+            m = EXPLICIT.match(line.rstrip("\r\n"))
+            if ANONYMOUS_TARGET.match(line) or m is not None and not (m.group(2) and SHOWN.match(m.group(2))):
+                outer = indent(line)
+            elif outer is None or indent(line) <= outer:
+                return at
+        at += len(line)
+    return len(text)
