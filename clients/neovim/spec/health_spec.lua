@@ -143,6 +143,18 @@ H.it(":RagStatus names the fallback too", function()
   end, 20000, ":RagStatus naming the fallback")
   -- (the float's rows wrap at spaces, a value under its value: status_view.wrap_rows)
   H.contains(text:gsub("\n%s+", " "), "all-MiniLM-L6-v2 (bundled fallback for BAAI/bge-small-en-v1.5)")
+  -- not the model configured: the row in the colour of warnings, as VS Code's status item warns of it
+  local lit = {}
+  for _, w in ipairs(H.floats()) do
+    local buf = vim.api.nvim_win_get_buf(w)
+    for _, m in ipairs(vim.api.nvim_buf_get_extmarks(buf, -1, 0, -1, { details = true })) do
+      if m[4].line_hl_group == "DiagnosticWarn" then
+        table.insert(lit, vim.api.nvim_buf_get_lines(buf, m[2], m[2] + 1, false)[1])
+      end
+    end
+  end
+  H.ok(#lit > 0 and lit[1]:find("^Embedding  ") ~= nil, "the Embedding row lit as a warning: " .. vim.inspect(lit))
+  H.screenshot("ragstatus-fallback")
 end)
 
 H.it("screenshot: :RagStatus and the statusline while the embedding model loads", function()

@@ -453,7 +453,7 @@ H.it("telescope and snacks opened while the server starts: one entry says so at 
     vim.cmd("stopinsert")
   end)
 
-H.it("fzf-lua opened while the server starts: its title says so until the results come", function()
+H.it("fzf-lua opened while the server starts: its title says so, then that the first search runs, until the results come", function()
   local fzf_dir = plugin("fzf-lua")
   if not fzf_dir or vim.fn.executable("fzf") == 0 then
     H.out("# SKIP fzf-lua or the fzf binary not found")
@@ -466,6 +466,12 @@ H.it("fzf-lua opened while the server starts: its title says so until the result
   vim.o.columns, vim.o.lines = 100, 30
   reset()
   stop_server()
+  -- the first search once the server is up is held back here until the title has been seen saying it runs
+  local picker_mod = require("ragls.picker")
+  local real_query, held = picker_mod.query, nil
+  picker_mod.query = function(text, cb, opts)
+    held = function() return real_query(text, cb, opts) end
+  end
   vim.cmd("RagQuery " .. QUERY)
   local function screen()
     local w = require("fzf-lua.win").__SELF()
@@ -486,6 +492,19 @@ H.it("fzf-lua opened while the server starts: its title says so until the result
     "fzf open, its title saying the server starts, before the server answered")
   H.ok(#vim.lsp.get_clients({ name = "ragls" }) == 0, "shown before the server answered initialize")
   H.screenshot("fzf-lua-starting")
+  -- the server up, its first search running (it waits for the index to open): said so, not "starting" any more
+  local fzf_picker = require("ragls.picker_fzf")
+  local ok, searching = pcall(H.wait_for, function()
+    return held and title():find(fzf_picker.FZF_FIRST_SEARCH, 1, true) and title()
+  end, 60000, "the title saying the server is up and its first search runs")
+  picker_mod.query = real_query
+  if ok then
+    H.screenshot("fzf-lua-first-search")
+  end
+  if held then
+    held()
+  end
+  assert(ok, searching)
   H.wait_for(function() return screen():find("guide/frobnicator.md", 1, true) end, 60000,
     "the results once the server answered")
   -- The notice goes with the results (fzf 0.38's --header could not be changed: it outlived them).

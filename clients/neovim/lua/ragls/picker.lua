@@ -247,7 +247,7 @@ end
 --- open with an empty prompt; vim.ui.select asks for the text first. While the server starts (the first
 --- :RagQuery after opening Neovim) the picker opens at once: telescope and snacks list one entry saying so
 --- (|M.STARTING|, or why the server did not start) and fill in the results once it answers; fzf-lua's window title
---- says so until its results stream in.
+--- says so (then that its first search runs: the handle's `server_up`) until its results stream in.
 ---@param text? string
 function M.pick(text, rag)
   text = vim.trim(text or "")
@@ -279,7 +279,10 @@ function M.pick(text, rag)
       end
       -- Opened while the server started: its results, fetched without blocking the editor (the first query of a
       -- server that has just started waits for its workspace to open: longer than the finder's sync timeout).
-      local prompt = handle and handle.prompt()
+      if handle and handle.server_up then -- fzf-lua: its title says the first search runs
+        handle.server_up()
+      end
+      local prompt = handle and handle.prompt and handle.prompt()
       if not prompt then
         return
       elseif vim.trim(prompt) == "" then

@@ -23,6 +23,10 @@ end
 --- fzf-lua's window title when it opens while the server starts, until the first results come.
 M.FZF_STARTING = "ragls: starting the server… results appear when it answers"
 
+--- The title once the server is up, while its first search runs (|ragls.picker.FIRST_SEARCH|: the first search of
+--- a server that has just started waits for its index to open), until the results come.
+M.FZF_FIRST_SEARCH = "ragls: the server is up, its first search runs…"
+
 --- fzf-lua's builtin file previewer (|fzf-lua| `previewer.builtin.buffer_or_file`, the one its `files` and `grep`
 --- pickers use) for ragls entries: an entry is looked up with `chunk_of(line)` instead of being parsed as
 --- `path:line:col`, so the preview opens the chunk's file with the cursor on its first cited (focus) line and those
@@ -73,7 +77,8 @@ end
 --- streamed to fzf through the contents callback (`cb(line)` per entry, `cb()` at the end), and fzf-lua's builtin
 --- previewer shows the chunk's file at its cited lines. Older fzf-lua without `fzf_live`: the results of one query
 --- through `fzf_exec` (fzf filters them further). `ctrl-q` sends the results of the current query to quickfix.
---- `starting`: opened while the server starts; the window's title says so (|M.FZF_STARTING|) until the first
+--- `starting`: opened while the server starts; the window's title says so (|M.FZF_STARTING|), then once the
+--- server is up that its first search runs (|M.FZF_FIRST_SEARCH|: the returned handle's `server_up`), until the first
 --- results (or the failure) come, and fzf's list streams in as each query's results arrive, so nothing else needs
 --- refreshing. (Not fzf's --header: Debian's fzf 0.38 has no change-header, so the notice outlived the results.)
 ---@param text string
@@ -85,15 +90,18 @@ function M.pick(text, starting)
     return by_line[line]
   end)
   --- The starting notice goes with the first answer (results, an error or the server's failure to start).
+  local function title(t)
+    local ok, win = pcall(function() return require("fzf-lua").win.__SELF() end)
+    if ok and win and win.update_main_title then
+      pcall(win.update_main_title, win, t and (" " .. t .. " ") or nil)
+    end
+  end
   local function started()
     if not starting then
       return
     end
     starting = false
-    local ok, win = pcall(function() return require("fzf-lua").win.__SELF() end)
-    if ok and win and win.update_main_title then
-      pcall(win.update_main_title, win, nil)
-    end
+    title(nil)
   end
   --- fzf-lua's action opening the chosen entry `how` (|ragls.picker.open|).
   local function opener(how)
@@ -153,13 +161,21 @@ function M.pick(text, starting)
   if starting then
     winopts.title, winopts.title_pos = " " .. M.FZF_STARTING .. " ", "center"
   end
+  --- |ragls.picker.pick|'s handle: told when the server is up (the title says the first search runs).
+  local handle = {
+    server_up = function()
+      if starting then
+        title(M.FZF_FIRST_SEARCH)
+      end
+    end,
+  }
   if type(fzf_lua.fzf_live) == "function" then
     fzf_lua.fzf_live(function(args)
       -- fzf-lua passes the query as args[1] (older releases: the query string itself)
       return contents(type(args) == "table" and args[1] or args)
     end, { prompt = "RagQuery> ", query = text, exec_empty_query = false, actions = actions, previewer = previewer,
       winopts = winopts })
-    return
+    return handle
   end
   local function show(q)
     fzf_lua.fzf_exec(contents(q), { prompt = "RagQuery> ", actions = actions, previewer = previewer,
@@ -174,6 +190,7 @@ function M.pick(text, starting)
       end
     end)
   end
+  return handle
 end
 
 return M

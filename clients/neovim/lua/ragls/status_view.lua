@@ -200,10 +200,11 @@ function M.status_lines(status)
     table.insert(lines, "Warning    " .. one_line(ignored))
     mark("DiagnosticWarn")
   end
-  vim.list_extend(lines, {
-    "Embedding  " .. M.embedding_label(status),
-    ("Store      %s"):format(tostring(nonnil(status.store) or "?")),
-  })
+  table.insert(lines, "Embedding  " .. M.embedding_label(status))
+  if nonnil(status.embeddingSource) == "offline-fallback" then -- not the model configured: a warning, as in VS Code
+    mark("DiagnosticWarn")
+  end
+  table.insert(lines, ("Store      %s"):format(tostring(nonnil(status.store) or "?")))
   local by_folder, others = M.split_notices(status)
   for _, folder in ipairs(status.folders or {}) do
     table.insert(lines, "")
