@@ -291,7 +291,8 @@ export function showStatus(deps: Deps): Promise<StatusResult | undefined> {
     const summary =
       `ragls: ${counted(t.files, 'file')}, ${counted(t.chunks, 'section')} in ${counted(t.folders, 'folder')}; ` +
       `answers: ${answersLabel(status)}` +
-      (status.embeddingSource === 'offline-fallback' ? `; embedding: ${embeddingLabel(status)}` : '') +
+      // the model when it is not the one configured, or not loaded yet (it said nothing of it until it loaded)
+      (status.embeddingSource === 'offline-fallback' || !status.embeddingSource ? `; embedding: ${embeddingLabel(status)}` : '') +
       (errors ? `; ${counted(errors, 'error')}` : '') +
       (embeddingLoading(status) ? `; ${EMBEDDING_LOADING_NOTE}` : '');
     // The first warning in short (what is wrong, where); what to do and the others are in the details.

@@ -32,15 +32,17 @@ export function barMessage(message: string): string {
 }
 
 /**
- * The embedding model for people: "all-MiniLM-L6-v2 (fallback for BAAI/bge-small-en-v1.5)" when the server fell back
- * to its bundled model (`embeddingSource` "offline-fallback"), else the model name.
+ * The embedding model for people: "all-MiniLM-L6-v2 (bundled fallback for BAAI/bge-small-en-v1.5)" when the server
+ * fell back to its bundled model (`embeddingSource` "offline-fallback"), "X (not loaded yet)" before the model loaded
+ * (no `embeddingSource`), else the model name — Neovim's :RagStatus words (status_view.embedding_label).
  */
 export function embeddingLabel(status: StatusResult): string {
+  const model = status.embeddingModel ?? '?';
   if (status.embeddingSource === 'offline-fallback') {
     const requested = status.embeddingRequested ? ` for ${status.embeddingRequested}` : '';
-    return `${status.embeddingModel} (bundled fallback${requested})`;
+    return `${model} (bundled fallback${requested})`;
   }
-  return status.embeddingModel;
+  return status.embeddingSource ? model : `${model} (not loaded yet)`;
 }
 
 /**

@@ -7,6 +7,7 @@ import { ThreadStore } from '../../chat/thread';
 import { ChatView } from '../../chat/view';
 import { WAITING_FOR_MODEL } from '../../chat/turnHtml';
 import { formatStatus } from '../../commands';
+import { embeddingLabel } from '../../status';
 import { escapeHtml } from '../../webview';
 import { StatusRequest, StatusResult } from '../../protocol';
 import { editorSuite, api, handbook, notes } from './helpers';
@@ -94,7 +95,12 @@ editorSuite(() => {
       const lines = formatStatus(loading).join('\n');
       assert.ok(lines.includes('the embedding model is loading: search uses keywords until it is ready; every section is embedded'), lines);
       assert.ok(!lines.includes('without vectors'), lines);
-      // An answer waits for the model: its turn says so instead of "Searching your docs…".
+      // The model not loaded yet (no embeddingSource): named so, as Neovim's :RagStatus names it, in the details and in
+      // Show Status' message (which left the model out until it loaded).
+      const unloaded: StatusResult = { ...loading, embeddingSource: undefined };
+      assert.equal(embeddingLabel(unloaded), `${ready.embeddingModel} (not loaded yet)`);
+      assert.ok(formatStatus(unloaded)[0].includes(`embedding ${ready.embeddingModel} (not loaded yet)`), formatStatus(unloaded)[0]);
+      // An answer runs on keywords while the model loads: its turn says so instead of "Searching your docs…".
       let modelLoading = true;
       const memento = { get: () => undefined, update: async () => undefined, keys: () => [] } as unknown as vscode.Memento;
       const view = new ChatView(api.server, new ThreadStore(memento), String, () => false, () => undefined, () => modelLoading);
