@@ -73,7 +73,8 @@ def test_a_snippet_is_part_of_the_page_and_cited_where_it_lives(tmp_path):
         lonely = ws.retrieve("okapi migration", top_k=3)[0].chunk
         assert (lonely.path, lonely.included_in) == ("content/loose.md", "")
         answer = ws.ask("Which challenge gives a wildcard certificate of the marmoset zone?")
-        assert [h.chunk.path for _, h in answer.sources][:1] == ["content/https/ref-acme.txt"], answer.sources
+        # a source of the answer at the snippet's own path (listed after the page it quotes: `ask.cited_first`)
+        assert "content/https/ref-acme.txt" in [h.chunk.path for _, h in answer.sources], answer.sources
 
 
 def test_snippet_blocks_line_ranges_and_what_stays_as_written(tmp_path):

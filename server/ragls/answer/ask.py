@@ -27,6 +27,7 @@ from ragls.answer.extractive import (  # noqa: F401 - re-exported: callers impor
 )
 from ragls.answer.focus import quoted_focus
 from ragls.answer.includes import FileFilters
+from ragls.answer.passages import Unit
 from ragls.answer.persona import with_user_context
 from ragls.answer.template import render_prompt, source_label
 from ragls.config.settings import Settings
@@ -119,7 +120,8 @@ def ask(
     - `unindexed() -> notices` of searched folders whose index holds no file (`workspace/status.empty_folder_notices`),
       called only when no passage matched at all, and added to the abstained answer: why the documents hold nothing.
     - Citations are then checked (`cite.check_citations`): unknown `[n]` removed, each used n flagged supported
-      or not. `sources` are numbered from 1 in context order.
+      or not. `sources` are numbered from 1 in context order; an extractive answer's in the order it quotes them
+      (`cited_first`).
     Raises InvalidParams (empty question), Cancelled (`cancel` set), and whatever `retrieve` raises for the
     initial retrieval.
     """
@@ -160,7 +162,7 @@ def ask(
     if chat is None:
         by, by_vector = picked_by(conv, query, embed_query)
         picked = extractive_picks(by, numbered, embed=embed, embed_query=by_vector, files=files)
-        numbered, picked = quoted_focus(numbered, picked, query)  # each [n] prints the lines quoted with it
+        numbered, picked = cited_first(*quoted_focus(numbered, picked, query))  # [n] prints the lines quoted with it
         text = unmentioned_line(render_extractive(picked, label), query, numbered)
         if on_delta is not None:
             on_delta(text)
@@ -188,11 +190,25 @@ def ask(
     _check_cancel(cancel)
     by, by_vector = picked_by(conv, query, embed_query)
     picked = extractive_picks(by, numbered, embed=embed, embed_query=by_vector, files=files)
-    numbered, picked = quoted_focus(numbered, picked, query)
+    numbered, picked = cited_first(*quoted_focus(numbered, picked, query))
     text = unmentioned_line(render_extractive(picked, FALLBACK_LABEL), query, numbered)
     if on_delta is not None:
         on_delta(("\n\n" if streamed else "") + text)
     return done(text, numbered, model=EXTRACTIVE_MODEL, error=str(failure))
+
+
+def cited_first(numbered: list[tuple[int, Hit]], picked: list[tuple[int, Unit]]
+                ) -> tuple[list[tuple[int, Hit]], list[tuple[int, Unit]]]:
+    """An extractive answer's sources `numbered` ((n, hit), retrieval order) and passages `picked` ((n, unit), answer
+    order) renumbered from 1 in the order the answer first quotes them, the sources it quotes nothing from after
+    them in retrieval order; `numbered` sorted by the new numbers. An answer reads "[1]" first and lists its sources
+    as a reader meets them: its best passage by meaning may come from the second hit, and an answer citing [2] [3]
+    [4] under a list holding [1] "Also retrieved, not cited" read as if [1] were missing (docs/protocol.md, Clients).
+    An LLM's answer keeps the numbers of its prompt's context."""
+    order = list(dict.fromkeys([n for n, _ in picked] + [n for n, _ in numbered]))
+    new = {old: k for k, old in enumerate(order, 1)}
+    return (sorted(((new[n], hit) for n, hit in numbered), key=lambda t: t[0]),
+            [(new[n], unit) for n, unit in picked])
 
 
 def picked_by(conv: Conversation, query: str, embed_query: Callable[[str], Any] | None

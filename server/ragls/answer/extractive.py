@@ -11,7 +11,6 @@ import functools
 import math
 import re
 from collections.abc import Callable
-from dataclasses import replace
 from typing import Any, NamedTuple
 
 from ragls.answer.cite import content_words, english_question, other_language
@@ -37,6 +36,7 @@ from ragls.answer.neighbours import (
     with_code_after,
 )
 from ragls.answer.passages import LIST_ITEM, Unit, chunk_units, clean_markup, units
+from ragls.answer.repeats import quoted_once
 from ragls.core.ir import Chunk, Hit
 
 __all__ = [
@@ -309,7 +309,7 @@ def extractive_picks(question: str, sources: list[tuple[int, Hit]],
     picked = [(n, block_across(n, unit, dict(sources))) for n, unit in picked]  # a lead-in's block in the next chunk
     picked = [(n, block_continued(n, unit, dict(sources))) for n, unit in picked]  # a block the chunk's end cut
     introduced = {(n, u.block_end) for n, u in picked if u.attached}  # blocks a picked ":" sentence shows
-    picked = _block_once([(n, unit if (n, unit.code_end) in introduced else with_code_after(unit, query, EXAMPLE_LINES))
+    picked = quoted_once([(n, unit if (n, unit.code_end) in introduced else with_code_after(unit, query, EXAMPLE_LINES))
                           for n, unit in picked]) or firsts
     if not picked:  # chunks with no prose at all (code only): point at them
         picked = [(n, Unit(f"See {source_label(hit)}", line=-1)) for n, hit in sources[:2]]
@@ -514,24 +514,6 @@ def _worth_embedding(query: set[str], candidates: list[Candidate]) -> list[int]:
             per_source[rank] = per_source.get(rank, 0) + 1
             chosen.add(i)
     return sorted(chosen)
-
-
-def _block_once(picked: list[tuple[int, Unit]]) -> list[tuple[int, Unit]]:
-    """`picked` with each block of a chunk shown once, under the first passage showing it: two sentences of one
-    paragraph can both carry the code block after it (`Unit.code_after`, `with_code_after`; a block whose ":"
-    sentence is picked too stays with that sentence, `extractive_picks`). A later passage keeps its sentence; a
-    ":" at its end, with nothing under it now, becomes "."."""
-    shown: set[tuple[int, int]] = set()
-    out = []
-    for n, unit in picked:
-        if unit.attached and unit.block_end > unit.end:
-            if (n, unit.block_end) in shown:
-                sentence = unit.sentence[:-1].rstrip() + "." if unit.sentence.endswith(":") else unit.sentence
-                unit = replace(unit, sentence=sentence, attached="", block_end=unit.end)
-            else:
-                shown.add((n, unit.block_end))
-        out.append((n, unit))
-    return out
 
 
 def _normalised(text: str) -> str:
