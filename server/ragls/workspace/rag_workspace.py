@@ -437,7 +437,8 @@ class RagWorkspace:
         answer = ask(question, settings=settings, retrieve=retrieve, top_k=top_k, history=history,
                      extra_hits=extra_hits, chat=chat, on_delta=on_delta, cancel=cancel,
                      embed=self.embedder.embed_memoised if by_meaning else None,
-                     embed_query=self.embedder.embed_query_memoised if by_meaning else None, memo=self.summary_memo, answer_cache=self.answer_cache, label=extractive_label(ignored),
+                     embed_query=self.embedder.embed_query_memoised if by_meaning else None,
+                     memo=self.summary_memo, answer_cache=self.answer_cache, label=extractive_label(ignored),
                      unindexed=None if rags else lambda: empty_folder_notices(folders),
                      files={str(idx.folder): idx.filter for idx in folders})  # what a page's literalinclude shows
         return replace(answer, llm_calls=llm_calls) if llm_calls.snapshot() else answer
