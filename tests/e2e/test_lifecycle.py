@@ -108,12 +108,9 @@ async def test_without_an_embedding_model_keyword_search_and_rebuild_keep_workin
         assert set(res["chunks"][0]["signals"]) == {"bm25"}
         rebuilt = await request(client, "rag/rebuild", {})  # the text index is rebuilt; no error for the model
         assert rebuilt["files"] == 4
-        # rag/ask answers from the keyword hits without the model (its sentences chosen by the question's words, since
-        # b9c98f4e), rather than failing: the retries page's settings, cited
-        answer = await request(client, "rag/ask", {"question": "How are retries done?"})
-        assert answer["model"] == "extractive" and not answer["abstained"]
-        assert answer["sources"][0]["path"] == "guide/retries.md" and "`retry.max_attempts`" in answer["answer"]
-        assert answer["citations"] == [{"n": 1, "supported": True}]
+        with pytest.raises(Exception) as info:  # an answer needs the model: a clear error, the server serves on
+            await request(client, "rag/ask", {"question": "How are retries done?"})
+        assert getattr(info.value, "code", None) == -32803 and "no .onnx model file" in str(info.value)
         # Resetting the setting to its default with null (the editor's "unset") loads the model.
         client.workspace_did_change_configuration(types.DidChangeConfigurationParams(
             settings={"ragls": {"embedding": {"modelPath": None}}}))

@@ -218,35 +218,6 @@ async def test_bm25_answers_before_vectors_finish(tmp_path):
         assert model_total(c) == total
 
 
-async def test_after_a_restart_the_first_answer_does_not_wait_for_the_model(tmp_path):
-    """A restart over an index built before: the first rag/ask answers from BM25 and the passages' words while the
-    embedding model has not loaded (the gate holds the load; before, the ask loaded the model itself and waited for
-    it), and its meaning signals join once the model is up."""
-    folder = make_workspace(tmp_path / "ws")
-    cache = tmp_path / "cache"
-    async with running_server(folder, cache) as first:
-        await wait_indexed(first, files=len(FILES))
-    gate = tmp_path / "gate"
-    gate.touch()
-    question = {"question": "How many times is a request retried?"}
-    async with running_server(folder, cache, {"RAGLS_TEST_EMBED_GATE": str(gate)}) as c:
-        answer = await request(c, "rag/ask", question)
-        assert answer["abstained"] is False
-        assert answer["sources"][0]["path"] == "guide/retries.md"
-        assert "three times with exponential backoff" in answer["answer"]
-        status = await request(c, "rag/status", {})
-        assert status["folders"][0]["embeddingLoading"] is True  # answered without the model
-        res = await request(c, "rag/query", {"query": "retried with backoff", "topK": 1, "explain": True})
-        assert set(res["chunks"][0]["signals"]) == {"bm25"}
-        gate.unlink()
-        await wait_indexed(c, files=len(FILES), timeout=TIMEOUT)
-        assert (await request(c, "rag/status", {}))["folders"][0]["embeddingLoading"] is False
-        answer = await request(c, "rag/ask", question)
-        assert answer["sources"][0]["path"] == "guide/retries.md"
-        res = await request(c, "rag/query", {"query": "retried with backoff", "topK": 1, "explain": True})
-        assert set(res["chunks"][0]["signals"]) == {"bm25", "vector"}
-
-
 async def _text_indexed(client, files: int):
     status = await request(client, "rag/status", {})
     f = status["folders"][0]

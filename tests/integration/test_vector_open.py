@@ -210,13 +210,14 @@ def test_status_while_the_embedding_model_loads_says_so(tmp_path):
     try:
         (f,) = to_wire_status(ws.status())["folders"]
         assert (f["chunks"], f["pendingVectors"], f["embeddingLoading"], f["storedPendingVectors"]) == (2, 2, True, 0)
-        assert vectors_phrase(f) == ("embedding model still loading (search and answers use keywords until it is "
-                                     "ready; every section is embedded)")
+        assert vectors_phrase(f) == ("embedding model still loading (search uses keywords until it is ready, "
+                                     "answers wait for it; every section is embedded)")
         progress = index_progress(ws)
         assert progress == {"files_queued": 0, "chunks": 2, "chunks_without_vectors": 2,
                             "embedding_model_loading": True, "chunks_not_embedded": 0}
         note = partial_note(progress)
-        assert "the embedding model is still loading, so search and answers use keywords until it is ready" in note
+        assert ("the embedding model is still loading, so search uses keywords until it is ready and answers wait "
+                "for it") in note
         assert "not embedded yet" not in note
         ws.indexes[0].open_vectors()  # the model loaded
         (f,) = to_wire_status(ws.status())["folders"]

@@ -98,13 +98,14 @@ def partial_note(progress: dict[str, int]) -> str:
     model loads on a complete index, that it loads (the index is not "being built")."""
     if not progress["files_queued"] and progress.get("embedding_model_loading") \
             and progress.get("chunks_not_embedded") == 0:
-        return ("Note: the embedding model is still loading, so search and answers use keywords until it is ready; "
-                "every file is indexed and embedded already. index_status shows when it is ready.")
+        return ("Note: the embedding model is still loading, so search uses keywords until it is ready and answers "
+                "wait for it; every file is indexed and embedded already. index_status shows when it is ready.")
     parts = []
     if progress["files_queued"]:
         parts.append(f"{progress['files_queued']} file(s) still queued for indexing")
     if progress.get("embedding_model_loading"):
-        parts.append("the embedding model is still loading, so search and answers use keywords until it is ready")
+        parts.append("the embedding model is still loading, so search uses keywords until it is ready and answers "
+                     "wait for it")
         if progress.get("chunks_not_embedded"):
             parts.append(f"{progress['chunks_not_embedded']} of {progress['chunks']} chunks not embedded yet")
     elif progress["chunks_without_vectors"]:

@@ -29,13 +29,13 @@ from ragls.core.uris import display_path, uri_to_path
 def vectors_phrase(folder: dict) -> str:
     """The status line's vector count of a rag/status folder: "without vectors: N", or while the embedding model is
     still loading (every chunk then counts in pendingVectors) that it is loading, with the chunks really left to
-    embed when the index recorded them. A server's search and answers use keywords meanwhile (`RagWorkspace.ask`
-    ranks by meaning once the vector stores are open), as the clients say ("keyword search meanwhile")."""
+    embed when the index recorded them. Only search uses keywords meanwhile: rag/ask waits for the model
+    (`RagWorkspace.ask` opens the vector stores first), as the clients say ("search uses keywords meanwhile")."""
     if not folder.get("embeddingLoading"):
         return f"without vectors: {folder['pendingVectors']}"
     stored = folder.get("storedPendingVectors")
     left = "" if stored is None else "; every section is embedded" if stored == 0 else f"; {stored} not embedded yet"
-    return f"embedding model still loading (search and answers use keywords until it is ready{left})"
+    return f"embedding model still loading (search uses keywords until it is ready, answers wait for it{left})"
 
 
 def cmd_status(args) -> int:

@@ -412,13 +412,8 @@ class RagWorkspace:
         folders, rags = self._targets(rag)  # validates rag before any work
         settings = self._settings_for(folders, rags)
         chat = make_chat_model(settings.generation)
-        # The CLI waits for the embedding model (its answer ranks sentences by meaning too); the server answers from
-        # what is at hand while the model loads — BM25 and the passages' words, as rag/query does — and the
-        # meaning signals join the answers once every searched folder's vectors are open.
-        by_meaning = not self.progressive or all(idx.vectors_ready for idx in folders)
-        if not self.progressive:
-            for idx in folders:
-                idx.open_vectors()
+        for idx in folders:  # an answer waits for the embedding model (extractive answers need it too)
+            idx.open_vectors()
         for r in rags:
             r.ensure_indexed()
 
@@ -436,8 +431,7 @@ class RagWorkspace:
                         and n < len(self.ignored_llm) and self.ignored_llm[n]), None)
         answer = ask(question, settings=settings, retrieve=retrieve, top_k=top_k, history=history,
                      extra_hits=extra_hits, chat=chat, on_delta=on_delta, cancel=cancel,
-                     embed=self.embedder.embed_memoised if by_meaning else None,
-                     embed_query=self.embedder.embed_query_memoised if by_meaning else None,
+                     embed=self.embedder.embed_memoised, embed_query=self.embedder.embed_query_memoised,
                      memo=self.summary_memo, answer_cache=self.answer_cache, label=extractive_label(ignored),
                      unindexed=None if rags else lambda: empty_folder_notices(folders),
                      files={str(idx.folder): idx.filter for idx in folders})  # what a page's literalinclude shows

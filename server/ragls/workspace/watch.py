@@ -53,7 +53,7 @@ WATCH_RESTART_WINDOW_S = 60.0
 FIRST_BACKOFF_S = 1.0  # wait before retrying a failed unit of work; doubles on each failure in a row
 MAX_BACKOFF_S = 30.0
 SPACE_FREED_BYTES = 1 << 20  # a back-off after a full disk ends early once this much more space is free
-EMBED_GATE_ENV = "RAGLS_TEST_EMBED_GATE"  # test hook: no model load, no embedding while the file this names exists
+EMBED_GATE_ENV = "RAGLS_TEST_EMBED_GATE"  # test hook: no embedding while the file this names exists
 
 
 def _embedding_gated() -> bool:
@@ -327,7 +327,7 @@ class IndexWorker:
 
     def _vectors_to_open(self) -> bool:
         """True when the model may load and some folder's vector store is not open and has not failed for good."""
-        return self.vectors_allowed.is_set() and not _embedding_gated() and any(
+        return self.vectors_allowed.is_set() and any(
             not idx.vectors_ready and idx.vectors_error is None for idx in self.ws.indexes)
 
     def _set_busy(self, busy: bool, message: str, pct: int | None = None) -> None:

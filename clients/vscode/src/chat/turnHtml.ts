@@ -13,9 +13,8 @@ import type { ChatTurn } from './thread';
 export const TURN_ACTIONS = ['copy', 'insert', 'retry', 'openAll', 'settings', 'setup', 'output'] as const;
 export type TurnAction = (typeof TURN_ACTIONS)[number];
 
-/** A waiting turn's line while the embedding model loads (a server's answer does not wait for it: its search uses
- * keywords meanwhile). */
-export const WAITING_FOR_MODEL = 'Searching by keywords while the embedding model loads…';
+/** A waiting turn's line while the embedding model loads (answers wait for it; search uses keywords meanwhile). */
+export const WAITING_FOR_MODEL = 'Waiting for the embedding model to load (search uses keywords until it is ready)…';
 
 /**
  * The footer of a finished turn: who wrote the answer and how long it took. An LLM model is named only when the
