@@ -22,6 +22,7 @@ from pathlib import Path
 
 from ragls.commit.gitdiff import FileDiff, decode, regular_file_bytes, run_git
 from ragls.index.titles import document_headings
+from ragls.sources.load import inside_folder
 
 # A definition line of the common languages (`message._DEFINITION`'s keywords) with the name it defines: Python/Ruby
 # `def`/`class`, JS/TS/Lua/PHP/shell `function`, Go `func` (a method's receiver skipped), Rust `fn`/`struct`/
@@ -220,7 +221,8 @@ def topic_phrases(f: FileDiff, t: Topics, name: str, others: int) -> list[str]:
 def new_text_reader(root: Path, staged: bool) -> Callable[[str], str | None]:
     """`read(path) -> text | None`: the new version of `path` (relative to the repository `root`) as the commit
     would record it — the staged blob (`git cat-file blob :path`) when `staged`, else the working tree's file, read
-    only when it is a regular file inside `root` (`gitdiff.regular_file_bytes`: a link is not followed). None for a
+    only when it is a regular file inside `root` (`sources.load.inside_folder`; `gitdiff.regular_file_bytes`: a link
+    is not followed). None for a
     file over MAX_TEXT_BYTES, one git cannot show, or any other failure."""
     top = os.path.realpath(root)
 
@@ -229,10 +231,8 @@ def new_text_reader(root: Path, staged: bool) -> Callable[[str], str | None]:
             proc = run_git(root, ["cat-file", "blob", f":{path}"])
             data = proc.stdout if proc.returncode == 0 else None
         else:
-            full = os.path.join(top, path)
-            inside = os.path.realpath(os.path.dirname(full)).startswith(top + os.sep) or \
-                os.path.realpath(os.path.dirname(full)) == top
-            data = regular_file_bytes(full, MAX_TEXT_BYTES + 1) if inside else None
+            inside = inside_folder(Path(top), Path(path)) is not None  # the path rule of every surface
+            data = regular_file_bytes(os.path.join(top, path), MAX_TEXT_BYTES + 1) if inside else None
         if data is None or len(data) > MAX_TEXT_BYTES:
             return None
         return decode(data)
