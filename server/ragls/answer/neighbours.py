@@ -69,13 +69,17 @@ def read_with_neighbours(picked: list[tuple[int, Unit]], hits: dict[int, Hit], q
     out: list[tuple[int, Unit]] = []
     picked = _leads_first(picked, hits, files)
     quoted = {(n, u.line, u.sentence) for n, u in picked}
+
+    def free(n: int, u: Unit) -> bool:  # a neighbour neither quoted itself nor holding (or held by) a quote of hit n
+        return (n, u.line, u.sentence) not in quoted and not any(
+            k == n and (quotes(m, u) or quotes(u, m)) for k, m in picked)
+
     for n, unit in picked:
         hit = hits.get(n)
         found = chunk_units(hit.chunk, files=files) if hit is not None and unit.line >= 0 else []
         at = next((i for i, u in enumerate(found) if u.line == unit.line and u.sentence == unit.sentence), None)
         prev, own = (found[at - 1] if at else None), unit
-        if prev is not None and antecedent(prev, unit) and (n, prev.line, prev.sentence) not in quoted \
-                and not any(k == n and (quotes(m, prev) or quotes(prev, m)) for k, m in picked):
+        if prev is not None and antecedent(prev, unit) and free(n, prev):
             unit = replace(unit, sentence=_joined(prev.sentence, unit.sentence), line=prev.line)
         mine = pointed_at(identifier_words(own.scored_text), query)
         if at is not None and not own.attached:
@@ -84,17 +88,14 @@ def read_with_neighbours(picked: list[tuple[int, Unit]], hits: dict[int, Hit], q
                     and code_lines(nxt.attached) <= SHORT_CODE_LINES \
                     and pointed_at(identifier_words(nxt.text), query) - mine \
                     and (not mine or len(unit.sentence) + len(nxt.sentence) < EXTRACTIVE_MAX_SENTENCE_CHARS) \
-                    and (n, nxt.line, nxt.sentence) not in quoted \
-                    and not any(k == n and (quotes(m, nxt) or quotes(nxt, m)) for k, m in picked):
+                    and free(n, nxt):
                 unit = replace(nxt, sentence=_joined(unit.sentence, nxt.sentence), line=unit.line)
             elif explains(unit, found[at + 1] if at + 1 < len(found) else None, hit.chunk.text) \
-                    and (n, found[at + 1].line, found[at + 1].sentence) not in quoted \
-                    and not any(k == n and (quotes(m, found[at + 1]) or quotes(found[at + 1], m)) for k, m in picked):
+                    and free(n, found[at + 1]):
                 unit = replace(found[at + 1], sentence=_joined(unit.sentence, found[at + 1].sentence), line=unit.line)
                 then = found[at + 2] if at + 2 < len(found) and not unit.attached else None
                 if then is not None and _tells_what_to_do(then.sentence) and explains(unit, then, hit.chunk.text) \
-                        and (n, then.line, then.sentence) not in quoted \
-                        and not any(k == n and (quotes(m, then) or quotes(then, m)) for k, m in picked):
+                        and free(n, then):
                     unit = replace(then, sentence=_joined(unit.sentence, then.sentence), line=unit.line)
         lead = _lead_of(found, at, own, hit.chunk.text) if at is not None else None
         if lead is not None and (n, lead.line, lead.sentence) not in quoted and not _shown(n, lead, [*picked, *out]):
