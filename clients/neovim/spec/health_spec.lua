@@ -154,6 +154,29 @@ H.it(":RagStatus names the fallback too", function()
     end
   end
   H.ok(#lit > 0 and lit[1]:find("^Embedding  ") ~= nil, "the Embedding row lit as a warning: " .. vim.inspect(lit))
+  -- The index path, wider than the float at 80 columns, wraps after one of its "/" under the value (text.wrap), every
+  -- row within the float: the float's own wrapping cut it inside the folder's name ("…-a6fb07a343" / "f5").
+  local win = H.floats()[1]
+  local rows = vim.api.nvim_buf_get_lines(vim.api.nvim_win_get_buf(win), 0, -1, false)
+  local index_path = vim.fn.fnamemodify(
+    H.request_sync(client, "rag/status", vim.empty_dict()).result.folders[1].indexPath, ":~")
+  local at = nil
+  for i, row in ipairs(rows) do
+    H.ok(vim.fn.strdisplaywidth(row) <= vim.api.nvim_win_get_width(win), "a row within the float: " .. row)
+    at = at or (row:find("^  index      ") and i)
+  end
+  local value_rows = { rows[at]:sub(14) }
+  for i = at + 1, #rows do
+    if not rows[i]:find("^             %S") then
+      break
+    end
+    table.insert(value_rows, rows[i]:sub(14))
+  end
+  H.ok(#index_path > vim.api.nvim_win_get_width(win) - 13 and #value_rows > 1, "the path wraps: " .. vim.inspect(rows))
+  H.eq(index_path, table.concat(value_rows), "the index path, whole across its rows")
+  for i = 1, #value_rows - 1 do
+    H.ok(value_rows[i]:sub(-1) == "/", "a row of the path ends at a '/': " .. vim.inspect(value_rows))
+  end
   H.screenshot("ragstatus-fallback")
 end)
 

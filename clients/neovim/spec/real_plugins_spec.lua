@@ -116,7 +116,7 @@ H.it("telescope.nvim (real): the preview's cursor is on the cited line, lit; <CR
   end
   vim.opt.runtimepath:prepend(plenary)
   vim.opt.runtimepath:prepend(tele)
-  require("telescope").setup({ defaults = { dynamic_preview_title = true } })
+  require("telescope").setup({}) -- telescope's defaults: no dynamic_preview_title
   config.values.picker = "telescope"
   vim.o.columns, vim.o.lines = 160, 40 -- telescope shows its preview from 120 columns (preview_cutoff)
   reset()
@@ -138,10 +138,14 @@ H.it("telescope.nvim (real): the preview's cursor is on the cited line, lit; <CR
   H.eq(focus.start.line, marks[1][2], "from the first focus line")
   -- the cited lines read whole: wrapped at words, not cut at the preview's edge
   H.ok(vim.wo[win].wrap and vim.wo[win].linebreak, "the preview wraps at words")
-  -- the preview is titled with the entry's path and lines (telescope's dynamic_preview_title), not "ragls"
+  -- the preview is titled with the entry's path and lines, not "ragls": on screen with telescope's defaults, and
+  -- through its dynamic_preview_title
   local entry = require("telescope.actions.state").get_selected_entry()
-  H.eq(ui.source_location(entry.value.source), picker.previewer:title(entry, true), "the preview's title")
-  H.ok(picker.previewer:title(entry, true):find("^guide/frobnicator%.md:%d"), picker.previewer:title(entry, true))
+  local location = ui.source_location(entry.value.source)
+  H.ok(location:find("^guide/frobnicator%.md:%d"), location)
+  H.eq(location, picker.previewer:title(entry, true), "the preview's dynamic title")
+  local rows, at = H.screen_row(location)
+  H.ok(rows[at]:find("─ " .. location .. " ─", 1, true), "the preview's border title: " .. rows[at])
   H.screenshot("telescope-preview")
   require("telescope.actions").select_default(picker.prompt_bufnr)
   H.wait_for(function() return vim.uv.fs_realpath(vim.api.nvim_buf_get_name(0)) == best_file end, 10000, "opened")

@@ -36,6 +36,7 @@ function M.pick(text)
   local actions = require("telescope.actions")
   local state = require("telescope.actions.state")
   local last, last_query = {}, nil
+  local previewed = nil -- the location of the entry the preview shows (its title)
   local picker = pickers.new({}, {
     prompt_title = "RagQuery",
     default_text = text,
@@ -49,13 +50,18 @@ function M.pick(text)
     }),
     sorter = sorters.empty(),
     previewer = previewers.new_buffer_previewer({
-      title = "ragls",
-      -- shown instead of `title` with telescope's `dynamic_preview_title` (as its file previewers show the path)
+      -- The preview is titled with the path and lines it shows ("guide/x.md:8-10"), as telescope's file previewers
+      -- are with `dynamic_preview_title`: without that option (its default) telescope asks `title` after each
+      -- preview, which names the entry last previewed; it read "ragls" over every result.
+      title = function()
+        return previewed or "ragls"
+      end,
       dyn_title = function(_, entry)
         return entry.value.source and ui.source_location(entry.value.source) or "ragls"
       end,
       define_preview = function(self, entry)
         local chunk = entry.value
+        previewed = chunk.source and ui.source_location(chunk.source) or nil
         if chunk.ragls_notice then
           vim.api.nvim_buf_set_lines(self.state.bufnr, 0, -1, false, { chunk.ragls_notice })
           if self.state.winid and vim.api.nvim_win_is_valid(self.state.winid) then

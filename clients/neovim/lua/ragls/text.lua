@@ -45,10 +45,35 @@ function M.longest_fitting(hints, width)
   return nil
 end
 
+--- `word` cut into parts that each fit `room` display columns: after its "/" (a path's folders: "~/.cache/ragls/"
+--- above "indexes/x-1f2e"), a part still wider cut at `room` columns. Returns { word } when it fits.
+---@param word string
+---@param room integer columns (at least 1)
+---@return string[]
+local function cut_word(word, room)
+  local parts = {}
+  for part in word:gmatch("[^/]*/?") do
+    if part ~= "" then
+      while vim.fn.strdisplaywidth(part) > room do
+        local n = 1 -- the most characters that fit (at least one)
+        while n < vim.fn.strchars(part) and vim.fn.strdisplaywidth(vim.fn.strcharpart(part, 0, n + 1)) <= room do
+          n = n + 1
+        end
+        table.insert(parts, vim.fn.strcharpart(part, 0, n))
+        part = vim.fn.strcharpart(part, n)
+      end
+      table.insert(parts, part)
+    end
+  end
+  return parts
+end
+
 --- `line` broken at its spaces into lines at most `width` display columns wide, each later one indented by `indent`
 --- spaces (a hanging indent: a labelled value wraps under the value). Never breaks inside a word, where a window's
 --- 'linebreak' breaks after any 'breakat' character ("all-MiniLM-" / "L6-v2", "src/**/*." / "py"; 'breakat' is a
---- global option, the user's); a word wider than the room left stays whole on a line of its own.
+--- global option, the user's), except a word wider than a line's room (`width - indent`): that one (an index path)
+--- breaks after a "/" of it, its parts packed onto the lines from where it starts, and a part wider still at the
+--- room's edge (a window wrapping it broke "…/workspace-a6fb07a343" / "f5" under a deeper indent).
 ---@param line string
 ---@param width integer columns
 ---@param indent integer columns of the lines after the first
@@ -58,14 +83,19 @@ function M.wrap(line, width, indent)
     return { line }
   end
   local pad = (" "):rep(indent)
+  local room = math.max(1, width - indent)
   local out, cur = {}, line:match("^%s*")
   local bare = true -- `cur` holds no word yet
   for gap, word in line:sub(#cur + 1):gmatch("(%s*)(%S+)") do
-    if bare or vim.fn.strdisplaywidth(cur .. gap .. word) <= width then
-      cur, bare = cur .. (bare and "" or gap) .. word, false
-    else
-      table.insert(out, cur)
-      cur = pad .. word
+    local parts = vim.fn.strdisplaywidth(word) > room and cut_word(word, room) or { word }
+    for i, part in ipairs(parts) do
+      local sep = (bare or i > 1) and "" or gap
+      if bare or vim.fn.strdisplaywidth(cur .. sep .. part) <= width then
+        cur, bare = cur .. sep .. part, false
+      else
+        table.insert(out, cur)
+        cur = pad .. part
+      end
     end
   end
   table.insert(out, cur)
