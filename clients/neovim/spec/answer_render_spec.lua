@@ -329,12 +329,22 @@ H.it("a number at the float's edge stays whole ('0.' / '07'); the user's 'breaka
   H.ok(rows[at]:find("│0.07 per cent, from 2026-12-07 at 12:30.", 1, true), "the number whole, at its row's start: "
     .. table.concat(rows, "\n", at - 1, at))
   H.ok(rows[at - 1]:find(long .. " *│"), "the word before it on the row above: " .. rows[at - 1])
+  -- Moving to another window while the float is shown keeps it: each move rewrapped the user's own 'linebreak'
+  -- windows (a split beside :RagChat's) when it went back and forth.
   vim.api.nvim_set_current_win(origin)
-  H.eq(users, vim.o.breakat, "the user's 'breakat' back in another window")
+  H.eq(" \t!@*;?%", vim.o.breakat, "the same in another window while the float is shown")
   vim.api.nvim_set_current_win(view.win)
-  H.eq(" \t!@*;?%", vim.o.breakat, "and without them again back in the float")
+  H.eq(" \t!@*;?%", vim.o.breakat, "and back in the float")
   vim.api.nvim_win_close(view.win, true)
   H.eq(users, vim.o.breakat, "the user's 'breakat' back once the float closed")
+  vim.cmd("tabnew")
+  view = answer_float.reopen_answer("How high did it rise?", { answer = "0.07", sources = {}, citations = {} })
+  vim.cmd("tabprevious")
+  H.eq(users, vim.o.breakat, "the user's in a tab page that shows no answer")
+  vim.cmd("tabnext")
+  H.eq(" \t!@*;?%", vim.o.breakat, "not theirs back in the answer's tab page")
+  vim.cmd("tabclose")
+  H.eq(users, vim.o.breakat, "the user's once that tab page closed")
   -- a value the user sets while the float is current stays
   view = answer_float.reopen_answer("How high did it rise?", { answer = "0.07", sources = {}, citations = {} })
   vim.o.breakat = " "

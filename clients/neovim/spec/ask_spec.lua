@@ -496,8 +496,8 @@ end)
 H.it("a source label that wraps is never split inside its location: after a '/' of its path, else whole", function()
   -- 'linebreak' wraps after any 'breakat' character (":", "-", "." too): "[1] …/rollout.md:12-16" at a window's edge
   -- read "…:12-" / "16 — …", "…/x.md:" / "12-16", "huge.md:3:" / "1996". The float wraps a source line itself
-  -- (answer_text.wrap_source_line), whatever the user's 'breakat' (a global option: while the float is current it goes
-  -- without ui.NUMBER_BREAKS, and is theirs again once the float is left: answer_render_spec.lua).
+  -- (answer_text.wrap_source_line), whatever the user's 'breakat' (a global option: while the float is shown it goes
+  -- without ui.NUMBER_BREAKS, and is theirs again once it closes: answer_render_spec.lua).
   local breakat = vim.o.breakat
   local NB = require("ragls.answer_text").SHOWN_RANGE_DASH
   local function answer(path, range)

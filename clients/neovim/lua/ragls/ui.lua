@@ -41,13 +41,13 @@ end
 --- with 'linebreak' a window wraps after any of them, so "0." / "07" read as two numbers.
 M.NUMBER_BREAKS = ".,:/-+"
 
--- While a prose window is current (|M.prose_window|): the user's 'breakat', and the value set in its place.
+-- While a prose window is shown (|M.prose_window|): the user's 'breakat', and the value set in its place.
 local users_breakat, narrowed = nil, nil
 
---- Keep numbers whole in the prose windows (`whole` true: the current window is one) or give the user's 'breakat'
---- back (false). 'breakat' is a global option (no window has its own), so it goes without `NUMBER_BREAKS` only while
---- a prose window is current, and the value the user had comes back when it is left or closed (unless the user set
---- another meanwhile: that one stays).
+--- Keep numbers whole in the prose windows (`whole` true: one is shown) or give the user's 'breakat' back (false).
+--- 'breakat' is a global option (no window has its own), so it goes without `NUMBER_BREAKS` only while a prose window
+--- is shown, and the value the user had comes back when the last one closes (unless the user set another meanwhile:
+--- that one stays).
 ---@param whole boolean
 local function keep_numbers_whole(whole)
   if whole and users_breakat == nil then
@@ -62,12 +62,38 @@ local function keep_numbers_whole(whole)
   end
 end
 
+--- Whether a window of the current tab page shows a prose buffer (|M.prose_window|), other than `closing`.
+---@param closing? integer a window being closed
+---@return boolean
+local function prose_shown(closing)
+  for _, w in ipairs(vim.api.nvim_tabpage_list_wins(0)) do
+    if w ~= closing and vim.api.nvim_win_is_valid(w) and vim.b[vim.api.nvim_win_get_buf(w)].ragls_prose then
+      return true
+    end
+  end
+  return false
+end
+
+--- 'breakat' follows the prose windows shown in the current tab page (`keep_numbers_whole`): set once when the first
+--- opens, given back when the last closes or another tab page shows none. It changed on each move between a prose
+--- window and another, which rewrapped the user's own 'linebreak' windows beside it (:RagChat's split) at every move.
+local function follow_prose_windows()
+  local group = vim.api.nvim_create_augroup("ragls_prose_breakat", { clear = true })
+  vim.api.nvim_create_autocmd({ "WinEnter", "TabEnter", "BufWinEnter" }, { group = group,
+    callback = function() keep_numbers_whole(prose_shown()) end })
+  -- (a window being closed, or a buffer leaving its window, is still listed in the tab page)
+  vim.api.nvim_create_autocmd("WinClosed", { group = group,
+    callback = function(args) keep_numbers_whole(prose_shown(tonumber(args.match))) end })
+  vim.api.nvim_create_autocmd("BufWinLeave", { group = group,
+    callback = function() vim.schedule(function() keep_numbers_whole(prose_shown()) end) end })
+end
+
 --- Wrap an answer's markdown in `win` for reading: at word boundaries, a list item's wrapped lines hanging under
 --- its text (not at column 0), a quote's (an LLM error) under its "> ", a source's under its "[n] ", concealed
---- markup hidden, a number never split ("0." / "07": while `buf` is the current window's, 'breakat' goes without
---- `NUMBER_BREAKS`, the user's value back when it is left). `buf`'s 'formatlistpat' is set to markdown's list items
---- and quotes and the sources' numbers ("- ", "* ", "1. ", "> ", "[1] "), so this holds without the markdown
---- ftplugin too.
+--- markup hidden, a number never split ("0." / "07": while `buf` is shown in the current tab page, 'breakat' goes
+--- without `NUMBER_BREAKS`, the user's value back when no prose window is). `buf`'s 'formatlistpat' is set to
+--- markdown's list items and quotes and the sources' numbers ("- ", "* ", "1. ", "> ", "[1] "), so this holds
+--- without the markdown ftplugin too.
 ---@param win integer
 ---@param buf integer
 function M.prose_window(win, buf)
@@ -78,16 +104,11 @@ function M.prose_window(win, buf)
   vim.wo[win].conceallevel = 2
   vim.wo[win].concealcursor = "n"
   vim.bo[buf].formatlistpat = [[^\s*\d\+[.)]\s\+\|^\s*[-*+]\s\+\|^\s*>\s*\|^\[\d\+\]\s\+]]
-  local group = vim.api.nvim_create_augroup("ragls_prose", { clear = false })
-  vim.api.nvim_clear_autocmds({ group = group, buffer = buf })
-  vim.api.nvim_create_autocmd({ "WinEnter", "BufEnter" }, { group = group, buffer = buf,
-    callback = function() keep_numbers_whole(true) end })
-  -- (closing the current window leaves it first: WinLeave)
-  vim.api.nvim_create_autocmd({ "WinLeave", "BufLeave" }, { group = group, buffer = buf,
-    callback = function() keep_numbers_whole(false) end })
-  if vim.api.nvim_get_current_buf() == buf then
-    keep_numbers_whole(true)
+  vim.b[buf].ragls_prose = true
+  if vim.fn.exists("#ragls_prose_breakat") == 0 then
+    follow_prose_windows()
   end
+  keep_numbers_whole(prose_shown())
 end
 
 M.fence_ns = vim.api.nvim_create_namespace("ragls_fences")
