@@ -312,7 +312,7 @@ H.it("<CR> on an answer line without [n] (a code line under a bullet) follows it
   H.eq(4, at(lines, 8, 58), "on a line with several: the nearest")
 end)
 
-H.it("a number at the float's edge stays whole ('0.' / '07'); the user's 'breakat' comes back when it is left", function()
+H.it("a number at the float's edge stays whole ('0.' / '07'); the user's 'breakat' comes back when it closes", function()
   -- 'linebreak' wraps after any 'breakat' character, "." among them, and 'breakat' is a global option: while an
   -- answer float is the current window it goes without the characters a number holds (ui.NUMBER_BREAKS).
   local users = vim.o.breakat .. "%" -- a user's own value
