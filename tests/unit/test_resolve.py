@@ -105,3 +105,34 @@ def test_a_glob_source_whose_walk_is_too_wide_is_skipped_saying_so(tmp_path, mon
     assert resolve_sources(["wide/d0/*/a.md", "wide/*/e0/a.md"], tmp_path, SourcesSettings()).files == {
         f"{tmp_path}/wide/d0/e0/a.md": None}
     assert not resolve_sources(["wide/d0/e0/*"], tmp_path, SourcesSettings()).skipped
+
+
+def test_which_matches_of_a_dotdot_glob_count_as_inside(tmp_path):
+    """A glob source's matches must lie (real path) inside its literal folder, the one its walk starts from
+    (`glob_walk.glob_base`: the path normalised, so "docs/sub/../*.md" starts from docs/ and
+    "docs/../notes/*.md" from notes/). Before, resolve.py took its own, unnormalised prefix ("docs/sub/..", whose
+    real path is the parent of where the link `sub` leads), so docs/'s own files were refused as links out of it."""
+    from ragls.sources.walk import OUTSIDE_LINK
+
+    ws, away = tmp_path / "ws", tmp_path / "away"
+    (ws / "docs").mkdir(parents=True)
+    (ws / "notes").mkdir()
+    (away / "deep").mkdir(parents=True)
+    (ws / "docs" / "a.md").write_text("x\n")
+    (ws / "notes" / "n.md").write_text("x\n")
+    (away / "secret.md").write_text("x\n")
+    (away / "deep" / "e.md").write_text("x\n")
+    (ws / "docs" / "out.md").symlink_to(away / "secret.md")
+    (ws / "docs" / "sub").symlink_to(away / "deep")
+
+    def resolved(source):
+        r = resolve_sources([source], ws, SourcesSettings())
+        return sorted(p.removeprefix(f"{tmp_path}/") for p in r.files), sorted(
+            (s.path.removeprefix(f"{tmp_path}/"), s.reason) for s in r.skipped)
+
+    outside = [("ws/docs/out.md", OUTSIDE_LINK)]
+    assert resolved("docs/sub/../*.md") == (["ws/docs/a.md"], outside)
+    assert resolved("docs/../notes/*.md") == (["ws/notes/n.md"], [])
+    assert resolved("docs/*/../a.md") == (["ws/docs/a.md"], [])  # no glob character once normalised
+    assert resolved("docs/{a,out}.md") == (["ws/docs/a.md"], outside)
+    assert resolved("docs/sub/*.md") == (["away/deep/e.md"], [])  # the literal folder is the link's target

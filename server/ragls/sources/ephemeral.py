@@ -24,7 +24,7 @@ from pathlib import Path
 from ragls.core.errors import InvalidParams, RequestFailed, Skipped
 from ragls.core.ir import Document
 from ragls.sources.convert import load_source
-from ragls.sources.glob_walk import GLOB_CHARS, GlobTooWide, bounded_glob, glob_base
+from ragls.sources.glob_walk import GLOB_CHARS, GlobTooWide, bounded_glob, glob_folder
 from ragls.sources.load import decode_bytes, load_text
 from ragls.sources.walk import inside_folder, secret_file
 
@@ -116,7 +116,7 @@ def _within_glob(path: Path, pattern: str, folder: Path) -> bool:
     written = Path(os.path.normpath(pattern))
     base = folder
     if folder not in written.parents:  # as written, not resolved: "docs/vendor/*.md" is in the folder
-        base = glob_base(pattern)
+        base = glob_folder(pattern)
     real = inside_folder(base, path)
     return real is not None and not secret_file(real) and not secret_file(path.name)
 

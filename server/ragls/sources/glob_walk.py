@@ -37,6 +37,15 @@ def glob_base(pattern: str) -> Path:
     return Path(*parts[:cut])
 
 
+def glob_folder(pattern: str) -> Path:
+    """The folder whose real path a glob's matches must lie in (`load.inside_folder`), the one its walk starts
+    from: `glob_base(pattern)`, or that path's parent when the normalised pattern has no glob character left (a
+    brace expansion "/notes/a.md", "/notes/*/../a.md": the match is the path itself). `..` is resolved as the walk
+    resolves it, on the written path: "/ws/docs/sub/../*.md" -> /ws/docs, even when `sub` is a link."""
+    base = glob_base(pattern)
+    return base if GLOB_CHARS.search(os.path.normpath(pattern)) else base.parent
+
+
 def bounded_glob(patterns: Iterable[str]) -> dict[str, str]:
     """What the globs `patterns` (absolute paths, one source's brace expansions together) match, as
     `glob.glob(pattern, recursive=True)` matches (`*`, `?`, `[...]` within a path part, `**` for any folders

@@ -24,7 +24,7 @@ from pathlib import Path
 from ragls.config.globs import expand_braces
 from ragls.config.settings import SourcesSettings
 from ragls.core.errors import Skipped
-from ragls.sources.glob_walk import GlobTooWide, bounded_glob
+from ragls.sources.glob_walk import GLOB_CHARS, GlobTooWide, bounded_glob, glob_folder
 from ragls.sources.redact import credential_refusal
 from ragls.sources.walk import (
     BROKEN_LINK,
@@ -41,7 +41,6 @@ from ragls.sources.walk import (
 )
 
 _PREFIX = re.compile(r"^([A-Za-z][A-Za-z0-9_-]+):(?!//)(.+)$")
-_GLOB_CHARS = re.compile(r"[*?\[{]")
 BUILTIN_LOADERS = ("pdf", "docx", "html")
 
 
@@ -95,10 +94,10 @@ def _resolve_path(part: str, loader: str | None, base_dir: Path, settings: Sourc
     path = os.path.expanduser(part)
     if not os.path.isabs(path):
         path = os.path.join(base_dir, path)
-    if _GLOB_CHARS.search(part):
+    if "{" in part or GLOB_CHARS.search(part):  # braces are expanded here, the rest is the walk's
         patterns = expand_braces(path)
         try:
-            found_paths = {p: _glob_root(pattern) for p, pattern in bounded_glob(patterns).items()}
+            found_paths = {p: glob_folder(pattern) for p, pattern in bounded_glob(patterns).items()}
         except GlobTooWide as exc:
             out.skipped.append(Skipped(source, f"{part!r} {exc}"))
             return
@@ -188,10 +187,3 @@ def _left_out(path: str, settings: SourcesSettings) -> str | None:
             return SECRET_FILE
     return None
 
-
-def _glob_root(pattern: str) -> str:
-    """The fixed directory of an absolute glob `pattern` (one brace expansion): the part before the first glob
-    character, up to its last "/" ("/ws/docs/**/*.md" -> "/ws/docs"). Its matches must lie inside it."""
-    glob_at = _GLOB_CHARS.search(pattern)
-    fixed = pattern[:glob_at.start()] if glob_at else pattern
-    return os.path.dirname(fixed)
