@@ -57,6 +57,7 @@ def test_permission_really_applies(ws, env):
 
 
 def test_index_and_rebuild_skip_the_folder_and_index_the_rest(ws, env):
+    mode = (ws / "docs").stat().st_mode & 0o777
     # The commands run one after another in one unprivileged process (clikit.ragls_batch): the kernel's refusal is
     # the same for each, and the imports and the model load are paid twice instead of six times.
     *builds, status, query = ragls_batch(env, ["index", ws], ["rebuild", ws], ["status", ws, "--json"],
@@ -78,6 +79,18 @@ def test_index_and_rebuild_skip_the_folder_and_index_the_rest(ws, env):
     proc, status = ragls_batch(env, ["index", ws], ["status", ws, "--json"], prefix=unprivileged([]))
     assert "2 indexed" in proc.stdout and "0 skipped" in proc.stdout, proc.stdout
     assert json.loads(status.stdout)["folders"][0]["skipped"] == []
+    # Bad input loses nothing: unreadable once more, its two indexed files stay, searchable, and docs/ is the one
+    # skipped entry (the scan deleted them: "2 deleted", as if the folder were gone)
+    (ws / "docs").chmod(mode)
+    proc, status, query = ragls_batch(env, ["index", ws], ["status", ws, "--json"],
+                                      ["query", ws, "unreachable pelican", "--json", "--no-server"],
+                                      prefix=unprivileged([]))
+    assert "0 deleted" in proc.stdout and "skipped docs/: unreadable folder: Permission denied" in proc.stdout, (
+        proc.stdout)
+    [folder] = json.loads(status.stdout)["folders"]
+    assert folder["files"] == 4
+    assert folder["skipped"] == [{"path": "docs/", "reason": "unreadable folder: Permission denied"}]
+    assert json.loads(query.stdout)["chunks"][0]["source"]["path"] == "docs/a.md"
 
 
 

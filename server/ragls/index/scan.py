@@ -92,7 +92,8 @@ class TextScan:
             listed_set = set(listed)
             self.manifest.clear_skipped(keep=listed_set | set(walker.unreadable) | set(walker.outside)
                                         | set(walker.secrets))
-            # a folder the walk could not enter: one entry; the files it held leave the index (they cannot be read)
+            # a folder the walk could not enter: one entry; the files it held stay indexed as they were (unknown is
+            # not gone: a `chmod` or a lost mount deleted them, session 64) until the folder is read again
             report.skipped += [Skipped(rel, why) for rel, why in sorted(walker.unreadable.items())]
         else:
             candidates = sorted(set(only))
@@ -116,6 +117,9 @@ class TextScan:
             if n % 200 == 0 or n == total:  # "scan": checking for changes, before any file is (re)indexed
                 self.on_progress("scan", n, total, f"{n}/{total} files scanned")
             path = self.folder / key_path(rel)
+            if only is None and rel in known and rel not in listed_set and walker.unentered(rel):
+                report.unchanged += 1
+                continue
             if rel not in listed_set or not os.path.isfile(path):  # False, not raising, for EACCES
                 if rel in known:
                     deleted.append(rel)

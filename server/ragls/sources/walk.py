@@ -62,6 +62,10 @@ def compile_globs(globs: Iterable[str], excluding: bool = False) -> GitIgnoreSpe
     return GitIgnoreSpec.from_lines([line for line in lines if line])
 
 
+#: The reason of a folder the walk could not list or enter ("unreadable folder: Permission denied").
+UNREADABLE_FOLDER = "unreadable folder"
+
+
 class FileFilter:
     """Decides which paths of one workspace folder are indexed; shared by `walk` and the file watcher.
 
@@ -133,6 +137,12 @@ class FileFilter:
                 self._served.clear()
             self._served[rel_path] = (now, verdict)
         return verdict
+
+    def unentered(self, rel_path: str) -> bool:
+        """Whether file key `rel_path` lies in a folder the last walk could not enter (`UNREADABLE_FOLDER` in
+        `unreadable`: "docs/" for "docs/a.md", "./" for every file): what it holds there is unknown, not gone."""
+        folders = [key for key, why in self.unreadable.items() if key.endswith("/") and why.startswith(UNREADABLE_FOLDER)]
+        return any(key == "./" or rel_path.startswith(key) for key in folders)
 
     def included(self, rel_path: str) -> bool:
         """True when the file at `rel_path` ("/"-separated, relative to the folder) is to be indexed (`reason`)."""
@@ -431,7 +441,7 @@ def walk_with(file_filter: FileFilter) -> list[str]:
         except OSError as exc:
             log.debug("cannot list %s: %s", directory, exc)
             file_filter.unreadable[f"{path_key(rel_dir)}/" if rel_dir else "./"] = (
-                f"unreadable folder: {exc.strerror or exc}")
+                f"{UNREADABLE_FOLDER}: {exc.strerror or exc}")
             continue
         for entry in entries:
             rel = f"{rel_dir}/{entry.name}" if rel_dir else entry.name
