@@ -68,3 +68,31 @@ def test_a_burst_of_reopens_leaves_one_workspace_that_answers(folder):
             break
         time.sleep(0.1)
     assert not left, left
+
+
+def test_a_shutdown_while_the_indexer_is_busy_is_no_error(folder, caplog):
+    """The editor's `shutdown` waits a few seconds for the indexer (lsp/server.SHUTDOWN_STOP_S); a model load or a
+    batch on a busy machine takes longer. That logged "ERROR the indexer thread did not stop; keeping the index
+    lock until the process exits" at every such shutdown: now one INFO line says what goes on and that nothing is
+    lost, and the thread is kept for the exit to wait on. The real worker runs a unit of work that outlasts the
+    wait (a rebuild-like job), as the model load does."""
+    import logging
+
+    live = LiveWorkspace([folder], [{"generation": {"backend": "none"}}], hold_vectors=True,
+                         socket_server=None).start()
+    release = threading.Event()
+    try:
+        live.get_indexed(timeout=60)
+        live.worker.submit(lambda: release.wait(30), "a long batch")
+        time.sleep(0.2)  # the worker has taken the job
+        with caplog.at_level(logging.INFO, logger="ragls.workspace.live"):
+            live.close(timeout=0.1)
+        assert live.lingering is not None
+    finally:
+        release.set()
+        live.close()
+    records = [(r.levelname, r.getMessage()) for r in caplog.records if r.name == "ragls.workspace.live"]
+    assert not [m for level, m in records if level in ("ERROR", "WARNING")], records
+    assert [m for level, m in records if level == "INFO" and m.startswith("shutting down: the indexer is still")
+            and "nothing is lost" in m], records
+    assert live.lingering.stop(10)

@@ -444,11 +444,13 @@ class LiveWorkspace:
             gen.ws.close()
 
     # -- closing -------------------------------------------------------------------------------------------
-    def _retire(self, gen: _Generation, timeout: float = 30.0) -> None:
+    def _retire(self, gen: _Generation, timeout: float = 30.0, closing: bool = False) -> None:
         """Stop `gen`'s socket, watcher and indexer thread (waiting up to `timeout` s for its current batch), then
         close its stores — now, or when its last request ends. If the indexer thread does not stop in time the
         stores stay open and the lock held until the process exits: releasing it under a running writer would let
-        a second process write concurrently (the thread is kept in `lingering` for the exit to wait on)."""
+        a second process write concurrently (the thread is kept in `lingering` for the exit to wait on). `closing`:
+        the server is shutting down (`close`), so that is the expected end of a model load or a batch, said at
+        INFO; on a reopen it is a warning (the new settings' index waits for the lock)."""
         with self._lock:
             gen.retired = True
         if gen.socket is not None:
@@ -460,7 +462,12 @@ class LiveWorkspace:
         stopped = gen.worker.stop(timeout) if gen.worker is not None else True
         if not stopped:
             self.lingering = gen.worker
-            log.error("the indexer thread did not stop; keeping the index lock until the process exits")
+            busy = f"the indexer is still loading the embedding model or indexing a batch after {timeout:g} s"
+            if closing:  # the editor's shutdown waits a few seconds (lsp/server.SHUTDOWN_STOP_S), a model load longer
+                log.info("shutting down: %s; it ends with the process, and what it did not finish is indexed at the "
+                         "next start (nothing is lost)", busy)
+            else:
+                log.warning("%s; it keeps the index lock until the process exits", busy)
             return
         with self._lock:
             gen.worker = None
@@ -478,7 +485,7 @@ class LiveWorkspace:
             self._closed = True
         with self._open_lock:
             if self._opened is not None:
-                self._retire(self._opened, timeout)
+                self._retire(self._opened, timeout, closing=True)
                 self._opened = None
 
 
