@@ -80,11 +80,11 @@ def cmd_status(args) -> int:
             print(f"windows:     {f['chunks'] - f['pendingWindows']}/{f['chunks']} sections fully embedded")
         print(f"last index:  {f['lastIndexedAt'] or 'never'}")
         if max_length is not None:
-            from ragls.workspace.estimate import LONG_EMBED_WARNING_S, estimate_embed_seconds
+            from ragls.workspace.estimate import embedding_time_text
 
-            est = estimate_embed_seconds(f["chunks"], max_length)
-            note = "  WARNING: over 10 minutes" if est > LONG_EMBED_WARNING_S else ""
-            print(f"embedding:   ~{est / 60:.1f} min for a cold index of {f['chunks']} sections on 2 cores{note}")
+            # while the model loads every section counts in pendingVectors: the index's own record then
+            pending = (f.get("storedPendingVectors") or 0) if f.get("embeddingLoading") else f["pendingVectors"]
+            print(f"embedding:   {embedding_time_text(f['chunks'], pending, max_length)}")
         for s in f["skipped"]:
             print(f"skipped:     {one_line(s['path'])}: {one_line(s['reason'])}")
         if f.get("skippedMore"):

@@ -104,6 +104,31 @@ def load_factor(load_average: float | None, cores: int) -> float:
     return max(1.0, (load_average + 1) / cores)
 
 
+def wall_at_load(seconds: float, start: bool = True) -> tuple[float, float | None, int]:
+    """(wall seconds, 1-minute load average or None, cores) of `seconds` of quiet-machine work run now: plus
+    START_SECONDS when `start` (a process that still loads the model), times `load_factor` of the current load."""
+    load, cores = current_load(), os.cpu_count() or 1
+    return ((START_SECONDS if start else 0.0) + seconds) * load_factor(load, cores), load, cores
+
+
+def embedding_time_text(chunks: int, pending: int, max_length: int) -> str:
+    """`ragls status`'s "embedding:" figure for an index of `chunks` sections, `pending` of them without vectors,
+    for a model reading `max_length` tokens: the time left at the current load (`wall_at_load`, the model loaded)
+    and on a quiet machine while sections wait, "~2.5 min left at the current load (load average 12.0 on 2 cores)
+    for 44 sections without vectors (~0.2 min on a quiet 2-core machine)"; else what a cold index would take. It
+    printed only the quiet figure: "~0.2 min for a cold index of 44 sections" read as the time left, where nox's
+    first index took 2.5 min wall at load 12 (bench/history/session-63.md)."""
+    quiet = estimate_embed_seconds(pending or chunks, max_length)
+    wall, load, cores = wall_at_load(quiet, start=not pending)
+    at_load = "at the current load" + ("" if load is None else f" (load average {load:.1f} on {cores} cores)")
+    if pending:
+        return (f"~{wall / 60:.1f} min left {at_load} for {pending} section{'s' * (pending != 1)} without vectors "
+                f"(~{quiet / 60:.1f} min on a quiet 2-core machine)")
+    warning = "  WARNING: over 10 minutes" if quiet > LONG_EMBED_WARNING_S else ""
+    return (f"a cold index of {chunks} section{'s' * (chunks != 1)}: ~{quiet / 60:.1f} min on a quiet 2-core machine, "
+            f"~{wall / 60:.1f} min with start-up {at_load}{warning}")
+
+
 def current_load() -> float | None:
     """The 1-minute load average, None where the platform has none (Windows)."""
     try:
@@ -142,8 +167,7 @@ def estimate_first_index(folder: Path | str, *overrides: dict[str, Any] | None) 
     # ragls's default bge-small, when cached or downloadable, reads 512.
     max_length = expected_max_length(settings.embedding)
     seconds = estimate_embed_seconds(chunks, max_length, settings.chunking.chunk_size)
-    load, cores = current_load(), os.cpu_count() or 1
-    wall = (START_SECONDS + seconds) * load_factor(load, cores)
+    wall, load, cores = wall_at_load(seconds)
     return IndexEstimate(folder=str(root), files=len(listed), chunks=chunks, bytes=size, seconds=round(seconds, 1),
                          indexed=(index_dir / "manifest.sqlite").is_file(), index_path=str(index_dir),
                          long=seconds > LONG_EMBED_WARNING_S, wall_seconds=round(wall, 1),
