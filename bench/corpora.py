@@ -2,6 +2,7 @@
 
     python bench/corpora.py SET --git-dir DIR [--dest DATA]   # extract SET's corpus, check it, print "SET FOLDER"
     python bench/corpora.py SET --sdist FILE [--dest DATA]    # the same from a PyPI sdist (a set pinned to a release)
+    python bench/corpora.py all --git-dir 'clones/{owner}+{name}' --sdist sdists/ --dest DATA   # every set at once
     python bench/corpora.py --verify SET FOLDER                # check a corpus folder already on disk
     python bench/corpora.py --list                             # every set: repository, commit, folder, files
 
@@ -56,9 +57,9 @@ class CorpusMismatch(RuntimeError):
     """The extracted or given folder is not the corpus the manifest pins (file count or digest differ)."""
 
 
-def load_manifest(path: Path = MANIFEST) -> dict[str, dict]:
-    """{set name: entry} from the manifest (see the module docstring for an entry's fields)."""
-    return json.loads(path.read_text())
+def load_manifest(path: Path | None = None) -> dict[str, dict]:
+    """{set name: entry} from the manifest at `path` (default MANIFEST; the module docstring lists the fields)."""
+    return json.loads((path or MANIFEST).read_text())
 
 
 def digest(folder: Path) -> tuple[int, str]:
@@ -187,8 +188,10 @@ def materialise(name: str, git_dir: Path | None, dest: Path, manifest: dict[str,
     return corpus
 
 
-def record(name: str, folder: Path, path: Path = MANIFEST) -> tuple[int, str]:
-    """Write `folder`'s file count and digest into set `name`'s manifest entry (which must exist). Returns them."""
+def record(name: str, folder: Path, path: Path | None = None) -> tuple[int, str]:
+    """Write `folder`'s file count and digest into set `name`'s entry of the manifest at `path` (default MANIFEST;
+    the entry must exist). Returns them."""
+    path = path or MANIFEST
     manifest = load_manifest(path)
     files, sha = digest(folder)
     manifest[name].update(files=files, sha256=sha)
@@ -196,12 +199,27 @@ def record(name: str, folder: Path, path: Path = MANIFEST) -> tuple[int, str]:
     return files, sha
 
 
+def _source_for(entry: dict, git_dir: str | None, sdist: str | None) -> tuple[Path | None, Path | None]:
+    """(git directory, sdist file) for a manifest entry from the command line's --git-dir / --sdist: --git-dir may
+    hold {owner}, {name} and {repo} (e.g. `clones/{owner}+{name}.git`), --sdist may be the file or a folder
+    holding it."""
+    if "sdist" in entry:
+        if not sdist:
+            return None, None
+        path = Path(sdist)
+        return None, path / entry["sdist"] if path.is_dir() else path
+    if not git_dir:
+        return None, None
+    owner, name = entry["repo"].split("/")
+    return Path(git_dir.format(owner=owner, name=name, repo=entry["repo"])), None
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("set", nargs="?", help="the set (its question file is bench/questions/<set>.jsonl)")
-    ap.add_argument("folder", nargs="?", type=Path, help="with --verify / --record: the corpus folder")
-    ap.add_argument("--git-dir", type=Path, help="a git directory holding the set's commit")
-    ap.add_argument("--sdist", type=Path, help="the set's PyPI sdist file (sets pinned to a release)")
+    ap.add_argument("items", nargs="*", metavar="SET",
+                    help="sets to materialise (\"all\": every set of the manifest); with --verify / --record: SET FOLDER")
+    ap.add_argument("--git-dir", help="a git directory holding the set's commit; {owner}, {name}, {repo} are filled in")
+    ap.add_argument("--sdist", help="the set's PyPI sdist file, or a folder holding the sdists")
     ap.add_argument("--dest", type=Path, help="where extracts go (default: <user cache dir>/ragls/bench-data/eval)")
     ap.add_argument("--verify", action="store_true", help="check FOLDER against the manifest")
     ap.add_argument("--list", action="store_true", help="print every set of the manifest")
@@ -213,29 +231,43 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{name}\t{source(e)}\t{'/'.join(filter(None, [e['extract'], e['root']]))}"
                   f"\t{e['files']} files")
         return 0
-    if not args.set:
-        ap.error("name a set (or --list)")
-    if args.set not in manifest:
-        ap.error(f"{args.set} is not in {MANIFEST.name}; known: {', '.join(sorted(manifest))}")
-    try:
-        if args.record or args.verify:
-            if not args.folder:
-                ap.error("--verify / --record need the corpus FOLDER")
+    names = sorted(manifest) if args.items == ["all"] else args.items
+    if not names:
+        ap.error("name a set, \"all\" or --list")
+    if args.record or args.verify:
+        if len(args.items) != 2 or args.items[0] not in manifest:
+            ap.error("--verify / --record take a set of the manifest and its corpus FOLDER")
+        name, folder = args.items[0], Path(args.items[1])
+        try:
             if args.record:
-                files, sha = record(args.set, args.folder)
-                print(f"{args.set}: recorded {files} files, {sha}")
+                files, sha = record(name, folder)
+                print(f"{name}: recorded {files} files, {sha}")
             else:
-                verify(args.set, args.folder, manifest)
-                print(f"{args.set} {args.folder}: {manifest[args.set]['files']} files, digest matches")
-            return 0
-        if not (args.git_dir or args.sdist):
-            ap.error("--git-dir (or --sdist for a set pinned to a PyPI release) is required to materialise a corpus")
-        corpus = materialise(args.set, args.git_dir, args.dest or fetch_root() / "eval", manifest, args.sdist)
-    except (CorpusMismatch, FileNotFoundError) as err:
-        print(f"error: {err}", file=sys.stderr)
-        return 1
-    print(f"{args.set} {corpus}")
-    return 0
+                verify(name, folder, manifest)
+                print(f"{name} {folder}: {manifest[name]['files']} files, digest matches")
+        except (CorpusMismatch, FileNotFoundError) as err:
+            print(f"error: {err}", file=sys.stderr)
+            return 1
+        return 0
+    unknown = [n for n in names if n not in manifest]
+    if unknown:
+        ap.error(f"not in {MANIFEST.name}: {', '.join(unknown)}; known: {', '.join(sorted(manifest))}")
+    if not (args.git_dir or args.sdist):
+        ap.error("--git-dir (or --sdist for a set pinned to a PyPI release) is required to materialise a corpus")
+    failed = 0
+    for name in names:
+        git_dir, sdist = _source_for(manifest[name], args.git_dir, args.sdist)
+        try:
+            if git_dir is None and sdist is None:
+                raise CorpusMismatch(f"{source(manifest[name])}: pass "
+                                     f"{'--sdist' if 'sdist' in manifest[name] else '--git-dir'}")
+            corpus = materialise(name, git_dir, args.dest or fetch_root() / "eval", manifest, sdist)
+        except (CorpusMismatch, FileNotFoundError) as err:
+            print(f"error: {name}: {err}", file=sys.stderr)
+            failed += 1
+            continue
+        print(f"{name} {corpus}")  # the "set folder" line of a set list
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":

@@ -96,3 +96,22 @@ def test_materialise_extracts_the_pinned_folder_and_refuses_a_different_one(repo
     manifest["s"]["commit"] = "1" * 40
     with pytest.raises(corpora.CorpusMismatch, match="not a tree object"):  # a commit the clone lacks
         corpora.materialise("s", repo / ".git", tmp_path / "other", manifest)
+
+
+def test_all_sets_from_a_folder_of_clones_print_set_folder_lines(repo, tmp_path, monkeypatch, capsys):
+    commit = _git(repo, "rev-parse", "HEAD")
+    entry = {"repo": "o/repo", "commit": commit, "paths": ["docs"], "exclude": ["docs/man"], "extract": "repo-x",
+             "root": "", "files": 0, "sha256": ""}
+    sdist = {"sdist": "pkg-1.0.tar.gz", "sdist_sha256": "0" * 64, "paths": ["pkg-1.0/docs"], "exclude": [],
+             "extract": "pkg-1.0", "root": "pkg-1.0/docs", "files": 1, "sha256": "0" * 64}
+    monkeypatch.setattr(corpora, "MANIFEST", tmp_path / "corpora.json")
+    corpora.MANIFEST.write_text(json.dumps({"git-set": entry, "sdist-set": sdist}))
+    (tmp_path / "expected").mkdir()
+    corpora.extract(entry, repo / ".git", tmp_path / "expected")
+    assert corpora.record("git-set", tmp_path / "expected")[0] == 3  # docs/a.md, b.rst, img.png: man/ left out
+
+    rc = corpora.main(["all", "--git-dir", str(tmp_path / "{name}" / ".git"), "--dest", str(tmp_path / "data")])
+    out, err = capsys.readouterr()
+    assert rc == 1  # the sdist set needs --sdist
+    assert out == f"git-set {tmp_path / 'data' / 'repo-x'}\n"
+    assert "sdist-set: sdist pkg-1.0.tar.gz: pass --sdist" in err
