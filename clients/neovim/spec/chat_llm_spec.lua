@@ -109,6 +109,20 @@ H.it("the chat names its keys in the winbar; <C-q> on a turn sends its sources t
   local chat_win = chat.thread.win
   H.contains(vim.wo[chat_win].winbar, "<C-q>", "key hint in the winbar")
   H.ok(vim.endswith(vim.wo[chat_win].winbar, "q close "), "the whole hint fits: " .. vim.wo[chat_win].winbar)
+  -- resized, the chat shows the hint that fits it, whole: the one chosen at its opening was cut at its left ("<p ·")
+  -- once the split narrowed
+  local width = vim.api.nvim_win_get_width(chat_win)
+  local function hint_for(w)
+    vim.api.nvim_win_set_width(chat_win, w)
+    H.eq(w, vim.api.nvim_win_get_width(chat_win), "the chat's width")
+    chat.render() -- (WinResized does this in a running Neovim; a headless `-l` script has no main loop)
+    H.eq("%#Comment#" .. chat.keys_hint(w), vim.wo[chat_win].winbar, ("the hint for %d columns"):format(w))
+    return chat.keys_hint(w)
+  end
+  H.contains(hint_for(70), "<C-q> quickfix · r retry", "a longer hint in 70 columns")
+  local short = hint_for(40)
+  H.ok(vim.fn.strdisplaywidth(short) <= 40 and vim.endswith(short, "q close "), "a shorter one whole in 40: " .. short)
+  vim.api.nvim_win_set_width(chat_win, width)
   vim.api.nvim_win_set_cursor(chat_win, { chat.thread.heading_line[1], 0 })
   vim.api.nvim_feedkeys(vim.keycode("<C-q>"), "mx", false)
   local first = chat.thread.turns[1].result

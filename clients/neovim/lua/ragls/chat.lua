@@ -133,6 +133,27 @@ function M.render_lines()
   return lines, line_turn, line_source, heading_line
 end
 
+--- The key hint that fits the chat window `win` (|M.keys_hint|): in its bottom border when it is a float with one,
+--- else in its winbar. Chosen again at each render, so a resized window gets the one that fits it: one chosen for a
+--- wider window was cut by Neovim at its left ("<p · <C-q> quickfix · r retry · q close") once the split narrowed.
+---@param win integer
+local function show_keys_hint(win)
+  local hint = M.keys_hint(vim.api.nvim_win_get_width(win))
+  local cfg = vim.api.nvim_win_get_config(win)
+  if cfg.relative ~= "" then
+    local border = config.values.float.border
+    local shown = type(cfg.footer) == "table" and type(cfg.footer[1]) == "table" and cfg.footer[1][1] or cfg.footer
+    if border ~= "none" and border ~= "" and (shown or "") ~= (hint or "") then
+      pcall(vim.api.nvim_win_set_config, win, { footer = hint or "", footer_pos = "right" })
+    end
+    return
+  end
+  local winbar = hint and ("%#Comment#" .. hint:gsub("%%", "%%%%")) or ""
+  if vim.wo[win].winbar ~= winbar then
+    vim.wo[win].winbar = winbar
+  end
+end
+
 --- Redraw the chat buffer from the thread (cheap: threads are short). Keeps the cursor at the end when it was
 --- there, so a streamed answer stays in view. `reveal` (a turn index): put that turn's heading at the top of every
 --- chat window, the cursor on it — a new question is shown from its heading, whatever the window size.
@@ -148,6 +169,7 @@ function M.render(reveal)
   local width
   for _, w in ipairs(vim.fn.win_findbuf(t.buf)) do
     width = math.min(width or math.huge, vim.api.nvim_win_get_width(w) - vim.fn.getwininfo(w)[1].textoff)
+    show_keys_hint(w)
   end
   if width then
     local moved
@@ -369,15 +391,6 @@ function M.open()
     vim.api.nvim_win_set_buf(win, buf)
   end
   ui.prose_window(win, buf)
-  local hint = M.keys_hint(vim.api.nvim_win_get_width(win))
-  if hint and layout == "float" then
-    local border = config.values.float.border
-    if border ~= "none" and border ~= "" then
-      pcall(vim.api.nvim_win_set_config, win, { footer = hint, footer_pos = "right" })
-    end
-  elseif hint then
-    vim.wo[win].winbar = "%#Comment#" .. hint:gsub("%%", "%%%%")
-  end
   t.win = win
   M.render() -- wrapped to this window's width
   local last = vim.api.nvim_buf_line_count(buf)
@@ -389,7 +402,7 @@ function M.open()
       callback = function()
         for _, w in ipairs(vim.v.event.windows or {}) do
           if vim.api.nvim_win_is_valid(w) and vim.api.nvim_win_get_buf(w) == M.thread.buf then
-            return M.render()
+            return M.render() -- (its key hint too)
           end
         end
       end,
