@@ -436,6 +436,7 @@ def test_a_url_source_holding_a_credential_is_not_fetched_and_reaches_no_store(e
     skipped with the value masked, and the manifest records a digest of the source list, not the list. Before,
     `http://deploy:<password>@host/page.html` was fetched and its password stored in the manifest, the vectors'
     rows and every hit's path. Refused before any request: no network needed."""
+    from ragls.lsp.wire import to_wire_rag
     from ragls.sources.redact import URL_CREDENTIAL
 
     tmp_path, project, notes = env
@@ -452,6 +453,10 @@ def test_a_url_source_holding_a_credential_is_not_fetched_and_reaches_no_store(e
         rag = ws.rags.get("notes")
         assert not rag.needs_sync()  # the digest of the list matches: no sync on every open
         index_dir = rag.index.index_dir
+        # rag/list (an editor's RAG picker, `ragls rag list`) named the sources as written, credentials and all
+        [listed] = [to_wire_rag(info) for info in ws.rag_list() if info.name == "notes"]
+        assert listed["sources"] == [f"{notes}/b.md", f"https://deploy:{'*' * len(secret)}@docs.invalid/a/**",
+                                     f"https://docs.invalid/b.html?token={'*' * len(token)}"]
     finally:
         ws.close()
     for path in [p for p in index_dir.rglob("*") if p.is_file()]:

@@ -22,6 +22,7 @@ from ragls.lsp.plain import to_plain
 from ragls.retrieval.focus import context_span
 from ragls.sources.convert import extracted_text
 from ragls.sources.passage import Passage
+from ragls.sources.redact import url_credential
 
 
 class _Params(BaseModel):
@@ -317,8 +318,10 @@ def _iso(ts: float | None) -> str | None:
 
 def to_wire_rag(info) -> dict:
     """A rag/list entry (docs/protocol.md): name, sources, files, chunks, pendingVectors, lastIndexedAt, errors,
-    plus kind, skipped, origin and indexPath."""
-    out = {"name": info.name, "sources": list(info.sources), "files": info.files, "chunks": info.chunks,
+    plus kind, skipped, origin and indexPath. A source holding a credential (`https://user:token@host/`,
+    `?token=…`) is listed masked (`redact.url_credential`), as its skipped entry says it: never the value."""
+    sources = [url_credential(source) or source for source in info.sources]
+    out = {"name": info.name, "sources": sources, "files": info.files, "chunks": info.chunks,
            "pendingVectors": info.pending_vectors, "lastIndexedAt": _iso(info.last_indexed_at),
            "errors": list(info.errors), "kind": info.kind,
            "skipped": [{"path": p, "reason": r} for p, r in info.skipped]}
