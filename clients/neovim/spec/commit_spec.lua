@@ -85,7 +85,7 @@ H.it(":RagCommit elsewhere opens the message in a scratch gitcommit buffer", fun
   H.screenshot("neovim-commit-scratch")
   local message = vim.split(vim.trim(expected_message()), "\n")
   local want = vim.list_extend(vim.deepcopy(message), { "",
-    "# :w commits the staged changes with this message (lines starting with '#' are left out);", "# :q! drops it." })
+    "# :w commits the staged changes", "# with this message; lines starting with '#' are left out.", "# :q! drops it." })
   H.eq(want, vim.api.nvim_buf_get_lines(buf, 0, -1, false), "message, then how to commit it")
   H.eq(false, vim.bo[buf].modified, "unmodified: :q closes it without a question")
 end)
@@ -141,7 +141,10 @@ H.it(":RagCommit! writes the message from the unstaged changes (staged = false)"
   H.eq(vim.split(vim.trim(resp.result.message), "\n"), vim.list_slice(vim.api.nvim_buf_get_lines(buf, 0, -1, false), 1,
     #vim.split(vim.trim(resp.result.message), "\n")), "message")
   H.contains(table.concat(vim.api.nvim_buf_get_lines(buf, 0, -1, false), "\n"),
-    "# :w commits the changes to tracked files (git commit -a) with this message", "the hint says what :w commits")
+    "# :w commits the changes to tracked files (git commit -a)\n# with this message", "the hint says what :w commits")
+  for _, line in ipairs(vim.api.nvim_buf_get_lines(buf, 0, -1, false)) do
+    H.ok(not vim.startswith(line, "#") or #line <= 72, "a hint line as short as git's template: " .. line)
+  end
   H.eq({}, H.notes_matching("request failed"), "no error")
 end)
 

@@ -60,8 +60,10 @@ function M.show_commit_scratch(message, opts)
   vim.bo[buf].swapfile = false
   local lines = split_lines(vim.trim(message))
   if opts.root then
-    vim.list_extend(lines, { "", ("# :w commits the %s with this message (lines starting with '#' are left out);")
-      :format(opts.all and "changes to tracked files (git commit -a)" or "staged changes"), "# :q! drops it." })
+    -- short lines, as git's own template: one of 84 columns wrapped in an 80-column window ("are l" / "eft out")
+    vim.list_extend(lines, { "",
+      "# :w commits the " .. (opts.all and "changes to tracked files (git commit -a)" or "staged changes"),
+      "# with this message; lines starting with '#' are left out.", "# :q! drops it." })
   end
   vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
   vim.bo[buf].modified = false
