@@ -36,6 +36,13 @@ export function withoutLabel(text: string, label: string | undefined): string {
   return line && text.startsWith(line, lead.length) ? lead + text.slice(lead.length + line.length).trimStart() : text;
 }
 
+/** `html` (a code block's escaped text) with a <wbr> after each ",", "|", "=", "/" or "(" followed by more of the same
+ * token, and after each "." followed by a letter or "_" (a name's part, not a number's decimals): where a token longer
+ * than the narrow chat view's line may break (createRenderer). The text read or copied is unchanged. */
+export function codeBreaks(html: string): string {
+  return html.replace(/([,|=/(])(?=[^\s<)])|(\.)(?=[A-Za-z_])/g, (_m, mark?: string, dot?: string) => `${mark ?? dot}<wbr>`);
+}
+
 /** Render answer markdown; `[n]` becomes a citation link when `n` is a known source number. */
 export function createRenderer(): (
   markdown: string,
@@ -74,14 +81,16 @@ export function createRenderer(): (
     return `<code${self.renderAttrs(tokens[idx])}>${words.join('')}</code>`;
   };
   // A code block wraps in the narrow side bar (page.ts: `overflow-wrap: anywhere`): a token longer than the line broke
-  // wherever the line ended ("--fields name,firmware_version,last_" / "seen,uptime"). A break may come after a ",",
-  // "|", "=" or "/" inside it (<wbr>: nothing is added to the text copied), so it breaks between its parts first.
+  // wherever the line ended ("--fields name,firmware_version,last_" / "seen,uptime", "parent.register_blueprint(c" /
+  // "hild)"). A break may come after a ",", "|", "=", "/" or "(" inside it, or after a "." before a name
+  // ("flask.json." / "provider"; not in "1.5") (<wbr>: nothing is added to the text copied), so it breaks between
+  // its parts first.
   for (const rule of ['fence', 'code_block'] as const) {
     const render = md.renderer.rules[rule]!;
     md.renderer.rules[rule] = (tokens, idx, options, env, self) =>
       render(tokens, idx, options, env, self).replace(
         /(<code[^>]*>)([\s\S]*)(<\/code>)/,
-        (_m, open: string, body: string, close: string) => `${open}${body.replace(/([,|=/])(?=[^\s<])/g, '$1<wbr>')}${close}`,
+        (_m, open: string, body: string, close: string) => `${open}${codeBreaks(body)}${close}`,
       );
   }
   // Links in answers open outside the webview only through VS Code (never navigate the webview itself).

@@ -99,11 +99,14 @@ export function turnHtml(turn: ChatTurn, ctx: TurnHtmlContext): string {
         // The heading on a line of its own under the path (a side bar is narrow).
         const title = s.title ? `<span class="heading">${escapeHtml(s.title)}</span>` : '';
         const flag = supported.get(s.n) === false ? ' <span class="unsupported">(unsupported)</span>' : '';
-        // A narrow side bar wraps the path after a "/" and keeps the lines whole: "deployment.md:12-" above "16"
-        // read as line 12.
+        // A narrow side bar wraps the path after a "/" and keeps each range of lines whole: "deployment.md:12-" above
+        // "16" read as line 12. A source quoted at places far apart wraps between its ranges: kept whole, its
+        // ":108-110, 119-120, 126-131" went under "[1]" and its path, each on a line of its own (flask-docs).
         const { path, lines, note } = sourceLabelParts(s);
         const noted = note ? ` <span class="where-note">(${escapeHtml(note)})</span>` : '';
-        const where = `${escapeHtml(path).replace(/\//g, '/<wbr>')}<span class="lines">:${escapeHtml(lines)}</span>${noted}`;
+        const ranges = lines.split(', ').map((range, i, all) =>
+          `<span class="lines">${i ? '' : ':'}${escapeHtml(range)}${i < all.length - 1 ? ',' : ''}</span>`).join(' ');
+        const where = `${escapeHtml(path).replace(/\//g, '/<wbr>')}${ranges}${noted}`;
         return `<li><a href="#" class="source" data-n="${s.n}">[${s.n}] ${where}</a>${flag}${title}</li>`;
       })
       .join('');

@@ -381,7 +381,8 @@ async function main(): Promise<number> {
       if (wide.length) {
         throw new Error(`wider than the view: ${wide.join('; ')}`);
       }
-      // A token longer than a line breaks after a ",", "|", "=" or "/" (answer.ts), not inside a name ("last_" / "seen").
+      // A token longer than a line breaks after a ",", "|", "=", "/", "(" or "." (answer.ts codeBreaks), not inside a
+      // name ("last_" / "seen").
       const inside: string[] = await block.evaluate((pre) => {
         const doc = pre.ownerDocument; // (the webview's; this file compiles without the DOM library)
         const walker = doc.createTreeWalker(pre, 4 /* NodeFilter.SHOW_TEXT */);
@@ -396,7 +397,7 @@ async function main(): Promise<number> {
             range.setEnd(node, i + 1);
             const rect = (range.getClientRects() as ArrayLike<{ top: number }>)[0];
             if (rect && !/\s/.test(ch)) {
-              if (top !== undefined && Math.round(rect.top) > top && !/[\s,|=/]$/.test(before)) {
+              if (top !== undefined && Math.round(rect.top) > top && !/[\s,|=/(.]$/.test(before)) {
                 out.push(`${before.slice(-12)}|${ch}`);
               }
               top = Math.round(rect.top);

@@ -12,13 +12,36 @@ import { highlightedRanges } from '../../decorations';
 import { chatViewIsServed, type SetupResult } from '../../walkthrough';
 import { ThreadStore } from '../../chat/thread';
 import { ChatView, PARTIAL_INDEX_NOTE } from '../../chat/view';
+import { turnHtml } from '../../chat/turnHtml';
 import { answerInChat, PieceBehind } from '../../chat/participant';
 import { escapeHtml } from '../../webview';
-import { answerBody } from '../../answer';
+import { answerBody, createRenderer } from '../../answer';
 import { AskRequest, AskResult, StatusRequest } from '../../protocol';
 import { freePort, until, invokeTool, assertOpensAt, editorSuite, api, handbook, notes } from './helpers';
 
 editorSuite(() => {
+  test('a code block\'s long tokens may break between their parts in the narrow chat view, never inside a name', () => {
+    // Flask's docs: "parent.register_blueprint(c" / "hild)" broke wherever the side bar's line ended.
+    const code = "app.register_blueprint(simple_page, url_prefix='/pages')\nx = round(1.5)\nf()\n";
+    const html = createRenderer()('```python\n' + code + '```\n', new Set());
+    const body = /<code[^>]*>([\s\S]*)<\/code>/.exec(html)?.[1] ?? '';
+    assert.equal(body.split('\n')[0], "app.<wbr>register_blueprint(<wbr>simple_page, url_prefix=<wbr>'/<wbr>pages')");
+    // not inside a number, nor in "()"; the text read and copied is the code's
+    assert.equal(body.split('\n')[1], 'x = round(<wbr>1.5)');
+    assert.equal(body.split('\n')[2], 'f()');
+    assert.equal(body.replace(/<wbr>/g, ''), code);
+    // A source quoted at places far apart: each range of lines whole, a break allowed between them (kept whole, they
+    // went under "[1]" and the path, each on a line of its own)
+    const uri = vscode.Uri.joinPath(handbook.uri, 'docs', 'calibration.md').toString();
+    const range = (a: number, b: number) => ({ start: { line: a, character: 0 }, end: { line: b, character: 0 } });
+    const result = { answer: 'Use it [1].', sources: [{ n: 1, uri, path: 'docs/calibration.md', range: range(0, 20),
+      focusRanges: [range(3, 6), range(10, 12), range(16, 19)] }], citations: [{ n: 1 }], elapsedMs: 5 } as unknown as AskResult;
+    const turn = turnHtml({ requestId: 1, question: 'q', shown: 'q', markdown: 'Use it [1].', streamed: '', status: 'done', result },
+      { render: createRenderer(), titles: undefined, modelLoading: () => false, serverStep: () => undefined });
+    assert.ok(turn.includes('calibration.md<span class="lines">:4-6,</span> <span class="lines">11-12,</span> '
+      + '<span class="lines">17-19</span></a>'), turn);
+  });
+
   test('the chat view\'s page shows its thread from its first paint; an empty one says what the server is doing', async () => {
     // The page used to load showing "Loading…" (blank in the side bar opened at start-up) until it had asked for its
     // content and got it back; now the thread is in its HTML.
