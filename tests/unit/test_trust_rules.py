@@ -222,6 +222,24 @@ def test_untrusted_numbers_are_bounded_with_a_warning_naming_setting_and_bound(t
     assert layer.data["rags"]["notes"]["embedding"] == {"batch_size": 16}
 
 
+def test_an_untrusted_overlap_not_below_the_chunk_size_is_left_out_and_the_folder_opens(tmp_path, store):
+    """Each number within its bounds, yet `chunk_overlap` (up to FOLDER_MAX's 10,000) not below the chunk size (the
+    default 2,000, or the folder's own): every command stopped with "invalid settings in .../ragls.toml:
+    chunking.chunk_overlap must be smaller than chunking.chunk_size", a cloned folder that never opens. The
+    overlap is left out (the default 5 %) with a warning naming both; the user's own or a trusted file's conflict
+    stays an error, as any invalid value of theirs."""
+    (tmp_path / "ragls.toml").write_text("[sources]\ninclude = [\"notes/**\"]\n[chunking]\nchunk_overlap = 9000\n")
+    s, warnings = load_settings(tmp_path)
+    assert (s.chunking.chunk_size, s.chunking.chunk_overlap, s.sources.include) == (2000, None, ["notes/**"])
+    assert any("chunking.chunk_overlap = 9000 in the folder's ragls.toml is not below chunking.chunk_size 2000: "
+               "left out (the default 5 % is used)" in w for w in warnings), warnings
+    with pytest.raises(ConfigError, match="chunk_overlap must be smaller"):
+        load_settings(tmp_path, {"chunking": {"chunk_overlap": 2500}})  # the user's own value
+    trust.trust(tmp_path)
+    with pytest.raises(ConfigError, match="chunk_overlap must be smaller"):
+        load_settings(tmp_path)
+
+
 def test_the_users_own_numbers_get_the_wider_schema_bounds(tmp_path, store):
     """The user's settings (editor, user config) and a trusted folder are not held to `FOLDER_MAX`: only the
     schema's bounds, and past them the value is an error naming the setting, as any invalid value of theirs."""

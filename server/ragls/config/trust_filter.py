@@ -373,9 +373,35 @@ def load_folder_settings(folder: str | os.PathLike | None,
     try:
         settings, warnings = build_settings(user, layer.data, *overrides)
     except ConfigError:
-        if user:
-            build_settings(user, origin=str(user_config_file()))  # raises when the user file's values are invalid
-        if layer.path is not None and layer.data:
-            build_settings(layer.data, origin=str(layer.path))  # raises when the file's own values are invalid
-        raise
+        refit = _without_untrusted_overlap(layer, user, overrides)
+        if refit is None:
+            if user:
+                build_settings(user, origin=str(user_config_file()))  # raises when the user file's values are invalid
+            if layer.path is not None and layer.data:
+                build_settings(layer.data, origin=str(layer.path))  # raises when the file's own values are invalid
+            raise
+        settings, warnings = refit
     return settings, layer.warnings + warnings + ([layer.notice] if layer.notice else []), layer
+
+
+def _without_untrusted_overlap(layer: FolderLayer, user: dict[str, Any],
+                               overrides: Sequence[dict[str, Any] | None]) -> tuple[Settings, list[str]] | None:
+    """The settings built without an untrusted folder's `chunking.chunk_overlap`, when that is what made them
+    invalid: each number is bounded on its own (`bounded`), but the overlap must also stay below the chunk size (the
+    only rule across two settings a folder may set, `Settings._overlap_below_size`), which the user's layers may
+    set. So a folder's file never stops the folder from opening; a warning names both, and `layer.data` loses the
+    overlap. None otherwise (a trusted file's or the user's own conflict is an error, as any invalid value of
+    theirs, and so is anything else left invalid)."""
+    chunking = layer.data.get("chunking", {})
+    if layer.trusted or "chunk_overlap" not in chunking:
+        return None
+    rest = {k: v for k, v in chunking.items() if k != "chunk_overlap"}
+    data = {k: v for k, v in layer.data.items() if k != "chunking"} | ({"chunking": rest} if rest else {})
+    try:
+        settings, warnings = build_settings(user, data, *overrides)
+    except ConfigError:
+        return None
+    note = (f"chunking.chunk_overlap = {chunking['chunk_overlap']} in the folder's ragls.toml is not below "
+            f"chunking.chunk_size {settings.chunking.chunk_size}: left out (the default 5 % is used)")
+    layer.data = data
+    return settings, [note, *warnings]
