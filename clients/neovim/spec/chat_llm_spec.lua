@@ -9,6 +9,8 @@ H.load_plugin_for_workspace()
 local client = H.open_and_wait_indexed("README.md", 3)
 local readme_win = vim.api.nvim_get_current_win()
 local chat
+local users_breakat = vim.o.breakat -- the global 'breakat' (ui.NUMBER_BREAKS go while a chat or answer is shown)
+local narrowed = users_breakat:gsub("[" .. vim.pesc(require("ragls.ui").NUMBER_BREAKS) .. "]", "")
 
 local function headings()
   local out = {}
@@ -95,6 +97,8 @@ H.it("gs on [1] of the second turn opens the source beside the chat, which stays
   H.eq(at.start.line + 1, vim.api.nvim_win_get_cursor(0)[1], "line")
   H.ok(vim.api.nvim_win_is_valid(chat_win), "chat window still open")
   H.eq(chat.thread.buf, vim.api.nvim_win_get_buf(chat_win), "still showing the thread")
+  -- 'breakat' is the same in the window beside the chat as in it: a move between them no longer rewraps this one
+  H.eq(narrowed, vim.o.breakat, "'breakat' while the chat is shown beside")
   H.screenshot("neovim-chat-vsplit")
 end)
 
@@ -198,8 +202,10 @@ H.it(":RagChat new starts over; q closes the idle chat window", function()
   vim.cmd("RagChat new")
   H.eq(0, #chat.thread.turns, "empty thread")
   H.eq("# ragls chat", vim.api.nvim_buf_get_lines(chat.thread.buf, 0, 1, false)[1], "placeholder")
+  H.eq(narrowed, vim.o.breakat, "'breakat' while the chat is shown")
   vim.api.nvim_feedkeys("q", "mx", false)
   H.eq(1, #vim.api.nvim_tabpage_list_wins(0), "chat window closed")
+  H.eq(users_breakat, vim.o.breakat, "the user's 'breakat' back once the chat closed")
 end)
 
 H.it("layout = float opens the thread in a float", function()
