@@ -105,6 +105,17 @@ def test_a_query_the_server_answers_while_it_builds_the_index_says_so(ws, capsys
         assert "guide/retries.md" in out and "still building" not in err
     finally:
         live.close()
+    # a server started again on the complete index builds nothing: only its model loads (it said "still building")
+    live = LiveWorkspace([ws], hold_vectors=True, socket_server=LocalSocketServer).start()
+    try:
+        live.get_indexed()
+        assert cli.main(["query", str(ws), "retry backoff ceiling", "--top-k", "1"]) == 0
+        out, err = capsys.readouterr()
+        assert "guide/retries.md" in out and "still building" not in err
+        assert (f"is still loading its embedding model (the index of {ws} is complete): search uses keywords (BM25) "
+                "alone until it is ready; results may be incomplete") in err, err
+    finally:
+        live.close()
 
 
 def test_a_query_the_server_answers_on_a_folder_of_code_only_says_why_nothing_was_found(tmp_path, capsys, caplog):

@@ -378,6 +378,10 @@ def _server_building(sock: Path, pid: int, folder: Path) -> str | None:
     if not mine:
         return None
     f = mine[0]
+    if f.get("embeddingLoading") and not f.get("pending") and f.get("storedPendingVectors") == 0:
+        # a server started on a complete index: nothing is being built, only the model loads
+        return (f"the server (pid {pid}) is still loading its embedding model (the index of {folder} is complete): "
+                f"search uses keywords (BM25) alone until it is ready; results may be incomplete")
     parts = [f"{f['pending']} file(s) still queued for indexing"] if f.get("pending") else []
     if f.get("embeddingLoading"):
         parts.append("its embedding model is still loading, so search uses keywords (BM25) alone until it is ready")
