@@ -101,3 +101,38 @@ def test_without_the_question_vector_the_focus_is_chosen_by_words(workspace):
     top = workspace.retrieve(QUESTION, 2).hits[0]
     [by_words] = sentence_focus([top], QUESTION)  # no embed: the words' choice (a BM25-only hit, no model)
     assert file_lines(by_words.focus)[0] == line_of(CERTS, "By default the client checks")
+
+
+def test_the_first_hits_are_ordered_by_their_best_sentence_too(workspace):
+    """`retrieval.sentence_weight` (retrieval/sentence_rank.py): each of the first fused candidates gains the weight
+    x the cosine of its chunk's best answer sentence, read from the vectors the sentence pass stored — the model's
+    own for that sentence — and those candidates are re-sorted; without a stored vector nothing moves."""
+    from ragls.retrieval.fuse import Fused
+    from ragls.retrieval.sentence_rank import best_sentence_cosines, sentence_rerank
+
+    manifest = workspace.indexes[0].manifest
+    [certs], [timeouts] = manifest.chunks_of("certs.md"), manifest.chunks_of("timeouts.md")
+    query = workspace.embedder.embed_query(QUESTION)
+    known = workspace.embedder.known_vectors
+    best, other = best_sentence_cosines([certs, timeouts], known, query)
+    answering = workspace.embedder.embed_documents(
+        ["You can turn verification off for a client and accept any certificate:"])[0]
+    assert best == pytest.approx(float(answering @ query), abs=1e-5)  # the answering sentence is the best one
+    assert best > other + 0.2
+    fused = [Fused("timeouts", 0.9), Fused("certs", 0.8)]
+    out = sentence_rerank(fused, {"timeouts": timeouts, "certs": certs}, known, query, 1.0)
+    assert [f.key for f in out] == ["certs", "timeouts"]
+    assert out[0].score == pytest.approx(0.8 + best) and out[0].contributions["sentence"] == pytest.approx(best)
+    unmoved = [Fused("timeouts", 0.9), Fused("certs", 0.8)]
+    assert sentence_rerank(unmoved, {"timeouts": timeouts, "certs": certs}, lambda texts: None, query, 1.0) is unmoved
+
+    # through the pipeline: the first hit's score is its fused score plus its best sentence's cosine
+    settings = workspace.settings.retrieval
+    try:
+        settings.sentence_weight = 0.0
+        plain = workspace.retrieve(QUESTION, 2).hits[0]
+    finally:
+        settings.sentence_weight = 1.0
+    ranked = workspace.retrieve(QUESTION, 2).hits[0]
+    assert plain.chunk.id == ranked.chunk.id == certs.id
+    assert ranked.score == pytest.approx(plain.score + best, abs=1e-5)

@@ -224,6 +224,11 @@ class RetrievalSettings(_Section):
     # passages beats a sibling page with one. 0.1: chosen by leave-one-corpus-out over the 23 docs sets
     # (bench/history/sessions-44-45.md, "Page support by leave-one-corpus-out"); 0 = off.
     page_support_weight: float = Field(0.1, ge=0.0, le=1.0)
+    # Added to each of the first 5 fused entries (convex fusion only): this x the best cosine of the question with one
+    # of its chunk's answer sentences, whose vectors the index's sentence pass stored; those 5 re-sorted
+    # (retrieval/sentence_rank.py; bench/history/session-64.md "Ranking: the answering sentence's cosine over the
+    # first five"); 0 = off.
+    sentence_weight: float = Field(1.0, ge=0.0, le=10.0)
     # BM25 pseudo-relevance feedback, RM3 (retrieval/feedback.py); Anserini's BM25+RM3 defaults 10 / 10 / 0.5.
     bm25_feedback: bool = False
     bm25_feedback_docs: int = Field(10, ge=1, le=100)

@@ -47,6 +47,7 @@ from ragls.retrieval.query import Query, analyse, query_vector
 from ragls.retrieval.query_fit import fit_query
 from ragls.retrieval.relevance import has_words
 from ragls.retrieval.result import RetrievalResult
+from ragls.retrieval.sentence_rank import SENTENCE_HEAD, sentence_rerank
 from ragls.retrieval.source import Candidates, as_sources, file_filters, vector_weight_coverage
 from ragls.retrieval.transforms import Variant, variant_lists
 
@@ -203,6 +204,7 @@ def search(sources: Sequence, embedder: Embedder, query: str | Query, *, setting
     fused = _distinct(fused, matches, settings)
     if by_rank is not None:  # convex scores: a page's second passage in the head is evidence for its first
         fused = _page_support(lookup, fused, settings)
+        fused = _sentence_rerank(sources, lookup, fused, q, settings, embedder)
     raw = _materialize(lookup, fused, similarity, top_k)
     hits = _finish(sources, lookup, raw, matches, q, settings, max_context_chars, embedder)
     # Evidence is judged on the default top_k hits, so a caller asking for more does not change the decision.
@@ -511,6 +513,19 @@ def _page_support(lookup: ChunkLookup, fused: list, settings: RetrievalSettings)
     found = lookup([f.key for f in fused[:PAGE_HEAD]])
     pages = {k: c.document for k, c in found.items()}
     return lexical_tie_break(page_support(fused, pages, settings.page_support_weight, PAGE_HEAD), pages)
+
+
+def _sentence_rerank(sources, lookup: ChunkLookup, fused: list, q: Query, settings: RetrievalSettings,
+                     embedder) -> list:
+    """`fused` (convex scores, after page support) with its first `sentence_rank.SENTENCE_HEAD` entries raised by
+    `retrieval.sentence_weight` x their chunk's best answer-sentence cosine and re-sorted
+    (`sentence_rank.sentence_rerank`), with the sentence vectors at hand only (`Embedder.known_vectors`: the model
+    never runs here); unchanged without the question's vector."""
+    known = getattr(embedder, "known_vectors", None)
+    if settings.sentence_weight <= 0 or q.vector is None or known is None:
+        return fused
+    chunks = lookup([f.key for f in fused[:SENTENCE_HEAD]])
+    return sentence_rerank(fused, chunks, known, q.vector, settings.sentence_weight, file_filters(sources))
 
 
 def _materialize(lookup: ChunkLookup, fused, similarity, top_k: int) -> list[Hit]:

@@ -1,0 +1,74 @@
+"""The answering sentence's meaning in the ranking: the first fused candidates re-ordered by their best sentence.
+
+The vector signal scores a chunk by its best 256-wordpiece window (`pooling.py`): a window holds ~1,100 characters,
+and the one sentence that answers is a small part of its vector. all-MiniLM-L6-v2 was trained on sentence pairs; a
+question's cosine with the answering sentence alone is often far above its cosine with any window around it, and
+far above the sentences of a page that only shares the question's subject ("You can replace the Gunicorn binary
+without downtime." 0.795 where its window scores 0.457, against an install page's best sentence 0.600; "Install
+packages with conda:" 0.774 against a backends list's 0.484). Late interaction at the sentence level is the
+remedy the passage-retrieval literature gives for long units (MaxSim in Khattab & Zaharia 2020, "ColBERT", at the
+token level; "MaxP" over passages in Dai & Callan 2019).
+
+Each of the first `SENTENCE_HEAD` fused candidates (convex scores, after the document priors and page support) gets
+`retrieval.sentence_weight` x the best cosine of the question with one of its chunk's answer sentences (the
+extractive answer's candidate passages, `passages.chunk_units`, whose vectors the index's sentence pass stores)
+added to its fused score, and those candidates are re-sorted; the rest keep their places. The vectors are read
+where they are at hand (`Embedder.known_vectors`: the sentence pass stored them, or an answer embedded them); the
+model never runs here (a query stays ~25 ms warm), so when any of the head's sentences has no vector yet (a cold
+index, a named RAG before its sentence pass) the fused order is returned as it is. Where the weight and the head
+come from: bench/history/session-64.md, "Ranking: the answering sentence's cosine over the first five".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from ragls.answer.includes import FileFilters
+from ragls.answer.passages import chunk_units
+from ragls.core.ir import Chunk
+
+# How many of the first fused candidates are re-ordered: the default top_k, independent of the request's top_k so
+# that rag/query at k 5 and `ragls eval` at k 10 rank alike.
+SENTENCE_HEAD = 5
+
+
+def best_sentence_cosines(chunks: Sequence[Chunk], embed: Callable[[list[str]], Any], query_vector: Any,
+                          files: FileFilters | None = None) -> list[float | None] | None:
+    """The best cosine of `query_vector` (normalised, (dim,)) with one of each chunk's answer sentences
+    (`Unit.sentence` of `passages.chunk_units`, read with the open indexes' file filters `files`), one per chunk in
+    order; None for a chunk without a sentence. `embed` maps texts to their normalised vectors ((len, dim)) or None
+    when they are not all at hand (`Embedder.known_vectors`): then the whole result is None, so that no chunk is
+    judged on its sentences while another is not."""
+    per_chunk = [[u.sentence for u in chunk_units(c, files=files) if u.sentence.strip()] for c in chunks]
+    texts = list(dict.fromkeys(t for sents in per_chunk for t in sents))
+    if not texts:
+        return [None] * len(chunks)
+    vectors = embed(texts)
+    if vectors is None:
+        return None
+    cosines = dict(zip(texts, (vectors @ query_vector).tolist()))
+    return [max(cosines[t] for t in sents) if sents else None for sents in per_chunk]
+
+
+def sentence_rerank(fused: list, chunks: dict, embed: Callable[[list[str]], Any] | None, query_vector: Any,
+                    weight: float, files: FileFilters | None = None, head: int = SENTENCE_HEAD) -> list:
+    """`fused` (`fuse.Fused`, convex scores, best first) with each of its first `head` entries raised by `weight` x
+    its chunk's best sentence cosine (`best_sentence_cosines`; `chunks[key]` is the entry's chunk) and those entries
+    re-sorted by the new score (ties keep their order); the raise is the contribution "sentence". Entries below the
+    head are unchanged. Returns `fused` itself when `weight` <= 0, without `embed` or `query_vector`, when an entry
+    of the head has no chunk, or when a sentence's vector is not at hand."""
+    if weight <= 0 or embed is None or query_vector is None or len(fused) < 2:
+        return fused
+    top = fused[:head]
+    if any(f.key not in chunks for f in top):
+        return fused
+    cosines = best_sentence_cosines([chunks[f.key] for f in top], embed, query_vector, files)
+    if cosines is None:
+        return fused
+    for f, cos in zip(top, cosines):
+        if cos is not None:
+            f.contributions["sentence"] = weight * cos
+            f.score += weight * cos
+    order = {id(f): i for i, f in enumerate(top)}
+    return sorted(top, key=lambda f: (-f.score, order[id(f)])) + fused[head:]
