@@ -57,6 +57,18 @@ def test_duplicate_ids_and_empty_files_are_errors(tmp_path):
         load_questions(write(tmp_path, "\n"))
 
 
+def test_a_gold_file_that_is_not_utf8_is_an_error_and_a_bom_is_read(tmp_path):
+    """A binary or Latin-1 file ended `ragls eval` with a UnicodeDecodeError traceback; a file saved with a BOM
+    (Windows editors) failed on its first line ("Unexpected UTF-8 BOM")."""
+    p = tmp_path / "gold.jsonl"
+    p.write_bytes(b'{"question": "caf\xe9?", "gold": []}\n')
+    with pytest.raises(InvalidParams, match=r"gold.jsonl: not UTF-8 text \(byte 0xe9 at offset 17\); a gold file is "
+                                            r"JSON Lines: docs/evaluation.md"):
+        load_questions(p)
+    p.write_bytes(b'\xef\xbb\xbf{"question": "a?", "gold": ["x.md"]}\r\n')
+    assert [(q.question, q.gold) for q in load_questions(p)] == [("a?", (GoldItem("x.md"),))]
+
+
 def test_metrics_by_hand(tmp_path):
     qs = load_questions(write(tmp_path, """\
 {"id": "s", "kind": "k1", "question": "q", "gold": ["a.md:10-12"]}

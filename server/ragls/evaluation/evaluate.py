@@ -121,11 +121,16 @@ QUESTION_FIELDS = frozenset({"id", "kind", "question", "gold", "text", "key"})  
 def load_questions(path: str | Path) -> list[Question]:
     """Parse a gold file (see the module docstring). Blank lines and lines starting with "//" are skipped.
     Raises InvalidParams naming the file and line for a malformed line, a duplicate id, or a line without "gold" but
-    with fields the format does not know (a guessed "answers" would otherwise count as unanswerable); OSError when
-    unreadable."""
+    with fields the format does not know (a guessed "answers" would otherwise count as unanswerable), and for a
+    file that is not UTF-8 text (a leading BOM is skipped); OSError when unreadable."""
     out: list[Question] = []
     seen: set[str] = set()
-    for n, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), 1):
+    try:
+        text = Path(path).read_text(encoding="utf-8-sig")  # a BOM (a Windows editor's) is no part of line 1
+    except UnicodeDecodeError as exc:
+        raise InvalidParams(f"{path}: not UTF-8 text (byte 0x{exc.object[exc.start]:02x} at offset {exc.start}); a "
+                            f"gold file is JSON Lines: docs/evaluation.md") from None
+    for n, line in enumerate(text.splitlines(), 1):
         if not line.strip() or line.lstrip().startswith("//"):
             continue
         where = f"{path}:{n}"
