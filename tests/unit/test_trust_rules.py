@@ -315,3 +315,17 @@ def test_a_huge_ragls_toml_is_not_read(tmp_path, store):
         f.write("k = 1\n" * 10)
     with pytest.raises(ConfigError, match="ragls.toml: larger than 1,000,000 bytes"):
         load_settings(tmp_path)
+
+
+def test_a_ragls_toml_nested_past_the_recursion_limit_or_saved_with_a_bom(tmp_path, store):
+    """A 200 kB file of `a = [[[[…]]]]` ended every command (and the index path lookup) with a RecursionError
+    traceback: now an error naming the file, like a syntax error. A file saved with a BOM (a Windows editor's) read
+    as "Invalid statement (at line 1, column 1)": now it is read."""
+    from ragls.index.paths import configured_index_dir, default_index_dir
+
+    (tmp_path / "ragls.toml").write_text("a = " + "[" * 100_000 + "]" * 100_000 + "\n")
+    with pytest.raises(ConfigError, match="ragls.toml: nested too deeply"):
+        load_settings(tmp_path)
+    assert configured_index_dir(tmp_path) == default_index_dir(tmp_path.resolve())  # the settings load says why
+    (tmp_path / "ragls.toml").write_bytes(b"\xef\xbb\xbf[retrieval]\ntop_k = 3\n")
+    assert load_settings(tmp_path)[0].retrieval.top_k == 3

@@ -13,7 +13,6 @@ import re
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-import tomllib
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from ragls.config.aliases import ALIASES, RENAMED, OldName, did_you_mean, snake_case
@@ -22,6 +21,7 @@ from ragls.config.trust import (  # noqa: F401 - defined where the language serv
     CONFIG_FILE,
     EDITOR_TRUST_CONFIGS_KEY,
     EDITOR_TRUST_KEY,
+    parse_toml,
 )
 from ragls.core.errors import ConfigError
 from ragls.core.key_shapes import looks_like_key
@@ -540,14 +540,6 @@ def read_toml_file(path: Path) -> dict[str, Any]:
         return parse_toml(path, path.read_bytes())
     except OSError as exc:
         raise ConfigError(f"{path}: {exc.strerror or exc}") from None
-
-
-def parse_toml(path: Path, data: bytes) -> dict[str, Any]:
-    """`data` (the bytes of the ragls.toml at `path`) as a dict. Raises ConfigError naming the file."""
-    try:
-        return tomllib.loads(data.decode("utf-8"))
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"{path}: {exc}") from exc
 
 
 def build_settings(*layers: dict[str, Any] | None, origin: str | None = None) -> tuple[Settings, list[str]]:

@@ -26,6 +26,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import tomllib
+
+from ragls.core.errors import ConfigError
+
 CONFIG_FILE = "ragls.toml"  # a folder's settings file (config.settings re-exports it)
 # An editor's word on folder trust, in initializationOptions / didChangeConfiguration (not a setting): true = the
 # user trusted the workspace in the editor (VS Code Workspace Trust, Neovim's vim.secure), false = restricted.
@@ -96,6 +100,18 @@ def read_config_bytes(folder: str | os.PathLike) -> bytes | None:
     if len(data) > MAX_CONFIG_BYTES:
         raise OSError(errno.EFBIG, f"larger than {MAX_CONFIG_BYTES:,} bytes, not read (a settings file is a few kB)")
     return data
+
+
+def parse_toml(path: Path, data: bytes) -> dict[str, Any]:
+    """`data` (the bytes of the ragls.toml at `path`) as a dict; a leading BOM (a Windows editor's) is skipped.
+    Raises ConfigError naming the file: a syntax error, no UTF-8, and arrays or tables nested past Python's
+    recursion limit (tomllib recurses per level: a folder's `a = [[[[…]]]]` ended every command in a traceback)."""
+    try:
+        return tomllib.loads(data.decode("utf-8-sig"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: {exc}") from exc
+    except RecursionError:
+        raise ConfigError(f"{path}: nested too deeply (arrays or tables within each other), not read") from None
 
 
 @dataclass(frozen=True)

@@ -109,8 +109,6 @@ def configured_index_dir(folder: Path, explicit: str | None = None) -> Path:
     (`--index-path`), else `index.path` from the folder's ragls.toml when the folder is trusted (config/trust.py; an
     untrusted folder's index.path is ignored, as the full settings load decides), else the default. An unreadable ragls.toml
     counts as absent here; the full settings load reports it."""
-    import tomllib
-
     from ragls.config import trust
 
     folder = Path(folder).resolve()
@@ -118,11 +116,11 @@ def configured_index_dir(folder: Path, explicit: str | None = None) -> Path:
     if configured is None:
         try:
             raw = trust.read_config_bytes(folder)
-            index = tomllib.loads(raw.decode("utf-8")).get("index") if raw is not None else None
+            index = trust.parse_toml(folder, raw).get("index") if raw is not None else None
             configured = index.get("path") if isinstance(index, dict) else None
             if configured is not None and trust.state(folder, raw) != "trusted":
                 configured = None
-        except (OSError, ValueError, UnicodeDecodeError):
+        except (OSError, ConfigError):
             configured = None
     path = Path(configured or default_index_dir(folder)).expanduser()
     return path if path.is_absolute() else folder / path
