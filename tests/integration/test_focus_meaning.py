@@ -105,8 +105,8 @@ def test_without_the_question_vector_the_focus_is_chosen_by_words(workspace):
 
 def test_the_first_hits_are_ordered_by_their_best_sentence_too(workspace):
     """`retrieval.sentence_weight` (retrieval/sentence_rank.py): each of the first fused candidates gains the weight
-    x the cosine of its chunk's best answer sentence, read from the vectors the sentence pass stored — the model's
-    own for that sentence — and those candidates are re-sorted; without a stored vector nothing moves."""
+    x the cosine of its page's best answer sentence among them, read from the vectors the sentence pass stored — the
+    model's own for that sentence — and those candidates are re-sorted; without a stored vector nothing moves."""
     from ragls.retrieval.fuse import Fused
     from ragls.retrieval.sentence_rank import best_sentence_cosines, sentence_rerank
 
@@ -119,10 +119,13 @@ def test_the_first_hits_are_ordered_by_their_best_sentence_too(workspace):
         ["You can turn verification off for a client and accept any certificate:"])[0]
     assert best == pytest.approx(float(answering @ query), abs=1e-5)  # the answering sentence is the best one
     assert best > other + 0.2
-    fused = [Fused("timeouts", 0.9), Fused("certs", 0.8)]
-    out = sentence_rerank(fused, {"timeouts": timeouts, "certs": certs}, known, query, 1.0)
-    assert [f.key for f in out] == ["certs", "timeouts"]
+    # two entries of timeouts.md's page (the same chunk under two keys) gain its best sentence alike: their order stays
+    fused = [Fused("timeouts", 0.9), Fused("timeouts again", 0.85), Fused("certs", 0.8)]
+    pages = {"timeouts": timeouts, "timeouts again": timeouts, "certs": certs}
+    out = sentence_rerank(fused, pages, known, query, 1.0)
+    assert [f.key for f in out] == ["certs", "timeouts", "timeouts again"]
     assert out[0].score == pytest.approx(0.8 + best) and out[0].contributions["sentence"] == pytest.approx(best)
+    assert out[2].score == pytest.approx(0.85 + other)
     unmoved = [Fused("timeouts", 0.9), Fused("certs", 0.8)]
     assert sentence_rerank(unmoved, {"timeouts": timeouts, "certs": certs}, lambda texts: None, query, 1.0) is unmoved
 

@@ -225,7 +225,7 @@ class RetrievalSettings(_Section):
     # (bench/history/sessions-44-45.md, "Page support by leave-one-corpus-out"); 0 = off.
     page_support_weight: float = Field(0.1, ge=0.0, le=1.0)
     # Added to each of the first 5 fused entries (convex fusion only): this x the best cosine of the question with one
-    # of its chunk's answer sentences, whose vectors the index's sentence pass stored; those 5 re-sorted
+    # of the answer sentences of its page's chunks among the 5 (vectors the index's sentence pass stored); re-sorted
     # (retrieval/sentence_rank.py; bench/history/session-64.md "Ranking: the answering sentence's cosine over the
     # first five"); 0 = off.
     sentence_weight: float = Field(1.0, ge=0.0, le=10.0)

@@ -518,7 +518,7 @@ def _page_support(lookup: ChunkLookup, fused: list, settings: RetrievalSettings)
 def _sentence_rerank(sources, lookup: ChunkLookup, fused: list, q: Query, settings: RetrievalSettings,
                      embedder) -> list:
     """`fused` (convex scores, after page support) with its first `sentence_rank.SENTENCE_HEAD` entries raised by
-    `retrieval.sentence_weight` x their chunk's best answer-sentence cosine and re-sorted
+    `retrieval.sentence_weight` x their page's best answer-sentence cosine among them and re-sorted
     (`sentence_rank.sentence_rerank`), with the sentence vectors at hand only (`Embedder.known_vectors`: the model
     never runs here); unchanged without the question's vector."""
     known = getattr(embedder, "known_vectors", None)

@@ -10,9 +10,15 @@ remedy the passage-retrieval literature gives for long units (MaxSim in Khattab 
 token level; "MaxP" over passages in Dai & Callan 2019).
 
 Each of the first `SENTENCE_HEAD` fused candidates (convex scores, after the document priors and page support) gets
-`retrieval.sentence_weight` x the best cosine of the question with one of its chunk's answer sentences (the
-extractive answer's candidate passages, `passages.chunk_units`, whose vectors the index's sentence pass stores)
-added to its fused score, and those candidates are re-sorted; the rest keep their places. The vectors are read
+`retrieval.sentence_weight` x its page's best sentence among them added to its fused score — the best cosine of the
+question with one of the answer sentences (the extractive answer's candidate passages, `passages.chunk_units`, whose
+vectors the index's sentence pass stores) of that page's chunks in the head — and those candidates are re-sorted;
+the rest keep their places. Every chunk of a page gains the same, so the sentences decide which page comes first
+and the fused order still decides which of a page's chunks does: by each chunk's own best sentence, a page's
+opening chunk, whose general sentences match many questions, rose above the chunk that answers (Jest's CLI.md and
+SnapshotTesting.md intros, Datasette's testing page; 11 of 20 such moves within a page were for the worse), and a
+page whose answering sentence sat in its second chunk lost the first place with its first (Locust's
+`init_command_line_parser`). The vectors are read
 where they are at hand (`Embedder.known_vectors`: the sentence pass stored them, or an answer embedded them); the
 model never runs here (a query stays ~25 ms warm), so when any of the head's sentences has no vector yet (a cold
 index, a named RAG before its sentence pass) the fused order is returned as it is. Where the weight and the head
@@ -54,10 +60,11 @@ def best_sentence_cosines(chunks: Sequence[Chunk], embed: Callable[[list[str]], 
 def sentence_rerank(fused: list, chunks: dict, embed: Callable[[list[str]], Any] | None, query_vector: Any,
                     weight: float, files: FileFilters | None = None, head: int = SENTENCE_HEAD) -> list:
     """`fused` (`fuse.Fused`, convex scores, best first) with each of its first `head` entries raised by `weight` x
-    its chunk's best sentence cosine (`best_sentence_cosines`; `chunks[key]` is the entry's chunk) and those entries
-    re-sorted by the new score (ties keep their order); the raise is the contribution "sentence". Entries below the
-    head are unchanged. Returns `fused` itself when `weight` <= 0, without `embed` or `query_vector`, when an entry
-    of the head has no chunk, or when a sentence's vector is not at hand."""
+    the best sentence cosine (`best_sentence_cosines`) of its page's chunks among them (`chunks[key]` is the entry's
+    chunk, `Chunk.document` its page) and those entries re-sorted by the new score (ties keep their order, so a page's
+    chunks keep theirs); the raise is the contribution "sentence". Entries below the head are unchanged. Returns
+    `fused` itself when `weight` <= 0, without `embed` or `query_vector`, when an entry of the head has no chunk, or
+    when a sentence's vector is not at hand."""
     if weight <= 0 or embed is None or query_vector is None or len(fused) < 2:
         return fused
     top = fused[:head]
@@ -66,7 +73,13 @@ def sentence_rerank(fused: list, chunks: dict, embed: Callable[[list[str]], Any]
     cosines = best_sentence_cosines([chunks[f.key] for f in top], embed, query_vector, files)
     if cosines is None:
         return fused
+    best: dict[str, float] = {}  # page -> its best sentence's cosine among the head's chunks
     for f, cos in zip(top, cosines):
+        page = chunks[f.key].document
+        if cos is not None and cos > best.get(page, -2.0):
+            best[page] = cos
+    for f in top:
+        cos = best.get(chunks[f.key].document)
         if cos is not None:
             f.contributions["sentence"] = weight * cos
             f.score += weight * cos
