@@ -312,6 +312,32 @@ H.it("<CR> on an answer line without [n] (a code line under a bullet) follows it
   H.eq(4, at(lines, 8, 58), "on a line with several: the nearest")
 end)
 
+H.it("a long answer's float says how much is below the fold ('↓ N') until it is scrolled to its end", function()
+  local items = {}
+  for i = 1, 40 do
+    table.insert(items, ("- Step %d of the long procedure [1]."):format(i))
+  end
+  local view = answer_float.reopen_answer("How is it done?", { answer = table.concat(items, "\n"),
+    sources = { source }, citations = { { n = 1 } } })
+  local function footer()
+    local cfg = vim.api.nvim_win_get_config(view.win)
+    return vim.iter(cfg.footer or {}):map(function(c) return c[1] end):join(""), cfg.footer_pos
+  end
+  local below = ui.rows_below(view.win)
+  H.ok(below > 0, "rows below the fold: " .. below)
+  local text, pos = footer()
+  H.eq(("↓ %d"):format(below), vim.trim(text:match("^ ↓ %d+ ") or ""), "said at the border's left: " .. text)
+  H.ok(vim.endswith(text, "q close "), "the keys still at its right: " .. text)
+  H.eq({ vim.api.nvim_win_get_width(view.win), "left" }, { vim.fn.strdisplaywidth(text), pos }, "across the border")
+  H.screenshot("neovim-answer-more-below")
+  vim.api.nvim_win_call(view.win, function() vim.cmd("normal! G") end)
+  view:show_keys(view.keys_kind) -- (WinScrolled does this in a running Neovim; a headless `-l` script has no main loop)
+  text, pos = footer()
+  H.eq({ 0, "right" }, { ui.rows_below(view.win), pos }, "scrolled to its end")
+  H.ok(not text:find("↓", 1, true) and vim.endswith(text, "q close "), "only the keys: " .. text)
+  vim.api.nvim_win_close(view.win, true)
+end)
+
 H.it("a number at the float's edge stays whole ('0.' / '07'); the user's 'breakat' comes back when it closes", function()
   -- 'linebreak' wraps after any 'breakat' character, "." among them, and 'breakat' is a global option: while an
   -- answer float is the current window it goes without the characters a number holds (ui.NUMBER_BREAKS).

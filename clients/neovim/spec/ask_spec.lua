@@ -116,7 +116,10 @@ H.it("the float's border names its keys; <C-q> sends every source to the quickfi
   local footer = vim.iter(vim.api.nvim_win_get_config(win).footer or {}):map(function(c) return c[1] end):join("")
   H.contains(footer, "<C-q>", "key hint in the footer")
   H.ok(vim.endswith(footer, "q close "), "the whole hint fits the border: " .. footer)
-  H.ok(vim.fn.strdisplaywidth(footer) <= vim.api.nvim_win_get_width(win) - 4, "fits: " .. footer)
+  -- the rows below the fold said at the border's left ("↓ 7": its "Also retrieved" sources), the keys still whole
+  local below = require("ragls.ui").rows_below(win)
+  H.eq(below > 0 and (" ↓ %d "):format(below) or nil, footer:match("^ ↓ %d+ "), "the rows below: " .. footer)
+  H.ok(vim.fn.strdisplaywidth(footer) <= vim.api.nvim_win_get_width(win) - (below > 0 and 0 or 4), "fits: " .. footer)
   H.eq(" <Tab> next · <CR> open · <C-q> quickfix · g? keys · q close ", require("ragls.ui").answer_keys(70),
     "narrower float: g? lists the keys left out")
   H.eq(" <Tab> next · <CR> open · <C-q> qf · g? keys · q close ", require("ragls.ui").answer_keys(64),

@@ -207,7 +207,23 @@ H.it("screenshot: :RagStatus and the statusline while the embedding model loads"
   H.ok(screen[at + 1]:find("BAAI/bge-small-en-v1.5)", 1, true) == col, "the fallback's model whole, under the value: "
     .. screen[at] .. "\n" .. screen[at + 1])
   H.screenshot("ragstatus-model-loading")
+  local function footer(w)
+    local cfg = vim.api.nvim_win_get_config(w)
+    return vim.iter(cfg.footer or {}):map(function(c) return c[1] end):join("")
+  end
+  H.eq(" q close ", footer(win), "all of it in view: only the key")
   vim.cmd("close")
+  -- in a short editor the status is taller than its float: the border says how much is below, until scrolled there
+  vim.o.lines = 12
+  _, win = status_view.show_status(status)
+  local below = require("ragls.ui").rows_below(win)
+  H.ok(below > 0 and vim.startswith(footer(win), (" ↓ %d "):format(below)), "below the fold: " .. footer(win))
+  H.ok(vim.endswith(footer(win), " q close "), footer(win))
+  vim.api.nvim_win_call(win, function() vim.cmd("normal! G") end)
+  vim.api.nvim_exec_autocmds("WinScrolled", { pattern = tostring(win) }) -- (no main loop in a headless `-l` script)
+  H.eq(" q close ", footer(win), "scrolled to its end")
+  vim.cmd("close")
+  vim.o.lines = 24
   progress.on_progress({ token = "t-model", value = { kind = "end" } })
 end)
 

@@ -6,7 +6,6 @@
 --- itself from |ragls.ui|.
 
 local answer_text = require("ragls.answer_text")
-local config = require("ragls.config")
 local jump = require("ragls.jump")
 local ui = require("ragls.ui")
 local one_line = require("ragls.text").one_line
@@ -204,6 +203,9 @@ function M.answer_view(question)
     M.yank_answer(buf, vim.v.register)
   end, { buffer = buf, nowait = true, desc = "ragls: yank the answer with its sources" })
   view:show_keys("pending")
+  ui.on_scroll(win, function() -- "↓ N" follows the scrolling
+    view:show_keys(view.keys_kind)
+  end)
   vim.api.nvim_create_autocmd("BufWipeout", {
     buffer = buf,
     once = true,
@@ -219,17 +221,15 @@ end
 
 --- The keys, where a user looks for them (VS Code shows buttons), as the float's footer (it needs a border):
 --- those that do something for this answer (`kind`: "pending" until it is finished, nil with sources, "no
---- sources", "failed").
+--- sources", "failed"); once finished, with "↓ N" when text is below the fold (|ui.float_footer|). Called
+--- again as the float scrolls.
 ---@param kind? "pending"|"no sources"|"failed"
 function AnswerView:show_keys(kind)
-  local border = config.values.float and config.values.float.border
-  if border == "none" or border == "" or not vim.api.nvim_win_is_valid(self.win) then
-    return
-  end
-  local hint = answer_text.answer_keys(vim.api.nvim_win_get_width(self.win), kind)
-  if hint then
-    pcall(vim.api.nvim_win_set_config, self.win, { footer = hint, footer_pos = "right" })
-  end
+  self.keys_kind = kind
+  -- text under the fold (a long answer hides its sources) is said at the border's left: "↓ 12" (rows)
+  ui.float_footer(self.win, function(width)
+    return answer_text.answer_keys(width, kind)
+  end, self.done)
 end
 
 --- Stop refreshing the placeholder (the answer started, finished or failed, or the float closed).

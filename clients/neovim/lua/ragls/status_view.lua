@@ -303,7 +303,14 @@ function M.show_status(status)
   vim.wo[win].breakindent = true
   vim.wo[win].breakindentopt = "shift:11"
   -- As tall as its text (wrapped lines counted): no empty rows below a short status.
-  require("ragls.ui").fit_float_height(win)
+  local ui = require("ragls.ui")
+  ui.fit_float_height(win)
+  -- taller than the editor allows: "↓ N" at the border's left, as under a long answer
+  local function footer()
+    ui.float_footer(win, function(width) return require("ragls.text").longest_fitting({ " q close " }, width) end, true)
+  end
+  footer()
+  ui.on_scroll(win, footer)
   return buf, win
 end
 

@@ -173,6 +173,65 @@ function M.fit_float_height(win, min)
   end
 end
 
+--- Screen rows of `win`'s text below its last fully shown line (wrapped lines counted): 0 when the text ends in view.
+--- What a float says it hides ("↓ 12": a long answer's sources under the fold; VS Code's view has a scroll bar).
+---@param win integer
+---@return integer rows
+function M.rows_below(win)
+  if not (vim.api.nvim_win_text_height and vim.api.nvim_win_is_valid(win)) then
+    return 0
+  end
+  local last = vim.api.nvim_buf_line_count(vim.api.nvim_win_get_buf(win))
+  local bottom = vim.fn.line("w$", win) -- the last line shown whole
+  if bottom >= last then
+    return 0
+  end
+  return vim.api.nvim_win_text_height(win, { start_row = bottom }).all -- (0-based: the line after `bottom`)
+end
+
+--- Set the bottom border of the float `win`: `hint(width)` (a key hint that fits `width` columns, or nil) at its
+--- right, and with `more` true and text below the fold (|M.rows_below|) "↓ N" (its rows) at its left, the border's
+--- own line between them. Nothing for a float without a border.
+---@param win integer
+---@param hint fun(width: integer): string|nil
+---@param more boolean
+function M.float_footer(win, hint, more)
+  local border = config.values.float and config.values.float.border
+  if border == "none" or border == "" or not vim.api.nvim_win_is_valid(win) then
+    return
+  end
+  local width = vim.api.nvim_win_get_width(win)
+  local below = more and M.rows_below(win) or 0
+  if below == 0 then
+    local keys = hint(width)
+    if keys then
+      pcall(vim.api.nvim_win_set_config, win, { footer = keys, footer_pos = "right" })
+    end
+    return
+  end
+  -- short, so the keys keep their room: in an 80-column editor " ↓ 7 more " left no room for "<C-q> qf"
+  local said = (" ↓ %d "):format(below)
+  local keys = hint(width - vim.fn.strdisplaywidth(said) + 2) or "" -- (at least 2 columns of line between them)
+  local edge = vim.api.nvim_win_get_config(win).border
+  local line = type(edge) == "table" and edge[6] or "─"
+  line = type(line) == "table" and line[1] or line
+  local gap = math.max(0, width - vim.fn.strdisplaywidth(said) - vim.fn.strdisplaywidth(keys))
+  pcall(vim.api.nvim_win_set_config, win, { footer_pos = "left", footer = {
+    { said, "FloatFooter" }, { (line ~= "" and line or " "):rep(gap), "FloatBorder" }, { keys, "FloatFooter" } } })
+end
+
+--- Call `fn` each time the window `win` scrolls (WinScrolled), until it closes.
+---@param win integer
+---@param fn fun()
+function M.on_scroll(win, fn)
+  vim.api.nvim_create_autocmd("WinScrolled", { pattern = tostring(win), callback = function()
+    if not vim.api.nvim_win_is_valid(win) then
+      return true -- (the window is gone: this autocmd too)
+    end
+    fn()
+  end })
+end
+
 --- Open a scratch float; returns bufnr, winid. `q` closes it.
 ---@param lines string[]
 ---@param opts { title?: string, filetype?: string, enter?: boolean }
