@@ -188,7 +188,8 @@ def test_the_window_is_the_one_of_the_model_the_index_loads(tmp_path, monkeypatc
 def test_status_says_the_time_left_at_the_current_load(monkeypatch):
     """`ragls status` printed "embedding: ~0.2 min for a cold index of 44 sections on 2 cores" (a quiet machine's
     figure, read as the time left) while nox's first index took 2.5 min wall at load 12. It now says the time left
-    for the sections still without vectors at the current load, beside the quiet figure; with none left, what a
+    for the sections not fully embedded (no vector, or long sections' later windows) at the current load, beside the
+    quiet figure; with none left, what a
     cold index would take, quiet and at the load with start-up (`ragls estimate`'s two figures)."""
     from ragls.workspace import estimate
 
@@ -196,9 +197,9 @@ def test_status_says_the_time_left_at_the_current_load(monkeypatch):
     monkeypatch.setattr(estimate.os, "cpu_count", lambda: 2)
     quiet = estimate.estimate_embed_seconds(44, 256)  # 44 x 3 windows / 12 per second = 11 s
     assert estimate.embedding_time_text(200, 44, 256) == (
-        f"~{quiet * 6 / 60:.1f} min left at the current load (load average 11.0 on 2 cores) for 44 sections without "
-        f"vectors (~{quiet / 60:.1f} min on a quiet 2-core machine)") == (
-        "~1.1 min left at the current load (load average 11.0 on 2 cores) for 44 sections without vectors "
+        f"~{quiet * 6 / 60:.1f} min left at the current load (load average 11.0 on 2 cores) for 44 sections not "
+        f"fully embedded yet (~{quiet / 60:.1f} min on a quiet 2-core machine)") == (
+        "~1.1 min left at the current load (load average 11.0 on 2 cores) for 44 sections not fully embedded yet "
         "(~0.2 min on a quiet 2-core machine)")
     assert estimate.embedding_time_text(44, 0, 256) == (
         "a cold index of 44 sections: ~0.2 min on a quiet 2-core machine, ~1.6 min with start-up at the current load "

@@ -83,7 +83,8 @@ def cmd_status(args) -> int:
             from ragls.workspace.estimate import embedding_time_text
 
             # while the model loads every section counts in pendingVectors: the index's own record then
-            pending = (f.get("storedPendingVectors") or 0) if f.get("embeddingLoading") else f["pendingVectors"]
+            vectors = (f.get("storedPendingVectors") or 0) if f.get("embeddingLoading") else f["pendingVectors"]
+            pending = max(vectors, f.get("pendingWindows") or 0)  # the long sections' later windows: work left too
             print(f"embedding:   {embedding_time_text(f['chunks'], pending, max_length)}")
         for s in f["skipped"]:
             print(f"skipped:     {one_line(s['path'])}: {one_line(s['reason'])}")

@@ -112,17 +112,19 @@ def wall_at_load(seconds: float, start: bool = True) -> tuple[float, float | Non
 
 
 def embedding_time_text(chunks: int, pending: int, max_length: int) -> str:
-    """`ragls status`'s "embedding:" figure for an index of `chunks` sections, `pending` of them without vectors,
-    for a model reading `max_length` tokens: the time left at the current load (`wall_at_load`, the model loaded)
-    and on a quiet machine while sections wait, "~2.5 min left at the current load (load average 12.0 on 2 cores)
-    for 44 sections without vectors (~0.2 min on a quiet 2-core machine)"; else what a cold index would take. It
+    """`ragls status`'s "embedding:" figure for an index of `chunks` sections, `pending` of them not fully embedded
+    (without a vector, or without the vectors of their later windows), for a model reading `max_length` tokens: the
+    time left at the current load (`wall_at_load`, the model loaded) and on a quiet machine while sections wait,
+    "~2.5 min left at the current load (load average 12.0 on 2 cores) for 44 sections not fully embedded yet
+    (~0.2 min on a quiet 2-core machine)" (every window of each counted: an upper bound); else what a cold index
+    would take. It
     printed only the quiet figure: "~0.2 min for a cold index of 44 sections" read as the time left, where nox's
     first index took 2.5 min wall at load 12 (bench/history/session-63.md)."""
     quiet = estimate_embed_seconds(pending or chunks, max_length)
     wall, load, cores = wall_at_load(quiet, start=not pending)
     at_load = "at the current load" + ("" if load is None else f" (load average {load:.1f} on {cores} cores)")
     if pending:
-        return (f"~{wall / 60:.1f} min left {at_load} for {pending} section{'s' * (pending != 1)} without vectors "
+        return (f"~{wall / 60:.1f} min left {at_load} for {pending} section{'s' * (pending != 1)} not fully embedded yet "
                 f"(~{quiet / 60:.1f} min on a quiet 2-core machine)")
     warning = "  WARNING: over 10 minutes" if quiet > LONG_EMBED_WARNING_S else ""
     return (f"a cold index of {chunks} section{'s' * (chunks != 1)}: ~{quiet / 60:.1f} min on a quiet 2-core machine, "
