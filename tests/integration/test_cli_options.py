@@ -139,3 +139,19 @@ def test_verbose_logs_ragls_not_the_markdown_parser_rule_by_rule(folder, caplog)
     assert cli.main(["-v", "query", str(folder), "walrus ice floe"]) == 0  # "no running server": a ragls DEBUG line
     names = {r.name for r in caplog.records}
     assert "ragls.cli.app" in names and not any(n.startswith("markdown_it") for n in names), sorted(names)
+
+
+@pytest.mark.parametrize("argv, example", [
+    (["status"], "ragls status FOLDER"), (["index"], "ragls index FOLDER"),
+    (["query", "retry limits"], "ragls query FOLDER TEXT"), (["ask", "how do retries work?"], "ragls ask FOLDER QUESTION"),
+])
+def test_a_command_without_a_folder_in_the_home_directory_says_how_to_give_one(tmp_path, monkeypatch, capsys,
+                                                                              argv, example):
+    """In the home directory (no project) every command said "(or give the folder: ragls status FOLDER TEXT)",
+    TEXT also for status and index, which take none."""
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SystemExit) as exited:
+        cli.main(argv)
+    err = capsys.readouterr().err
+    assert exited.value.code == 2 and f"(or give the folder: {example})" in err, err

@@ -69,7 +69,9 @@ def _project(sub) -> str:
     try:
         return str(project_root(Path.cwd()))
     except ValueError as e:
-        sub.error(f"{e} (or give the folder: ragls {sub.prog.split()[-1]} FOLDER TEXT)")
+        cmd = sub.prog.split()[-1]
+        what = {"ask": " QUESTION", "query": " TEXT", "search": " TEXT"}.get(cmd, "")  # index, status: the folder alone
+        sub.error(f"{e} (or give the folder: ragls {cmd} FOLDER{what})")
 
 
 def add_parser(sub) -> None:
