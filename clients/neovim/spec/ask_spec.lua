@@ -358,6 +358,12 @@ H.it("while the server indexes, the pending answer says what the index is doing 
     message = "12/80 files", percentage = 15 } })
   local view = answer_float.answer_view("What is pending?")
   H.eq("_… the index is being built: 12/80 files (15%)_", placeholder(view), "at once")
+  -- as tall as its question and placeholder (it stood 70 % of the editor tall around them), its top where a full one's is
+  local opened = vim.w[view.win].ragls_opened
+  H.eq(vim.api.nvim_win_text_height(view.win, {}).all, vim.api.nvim_win_get_height(view.win), "no empty rows while pending")
+  H.ok(opened.height > 5 and vim.api.nvim_win_get_height(view.win) <= 4, "pending height "
+    .. vim.api.nvim_win_get_height(view.win) .. " of " .. opened.height)
+  H.eq(opened.row, vim.api.nvim_win_get_config(view.win).row, "top row kept")
   progress.on_progress({ token = "spec-indexing", value = { kind = "report",
     message = "for meaning search 120/333 sections", percentage = 36 } })
   H.wait_for(function() return placeholder(view):find("120/333", 1, true) end, 5000, "the placeholder to follow")
@@ -393,6 +399,11 @@ H.it("while the server indexes, the pending answer says what the index is doing 
   view:append("The answer")
   H.eq(nil, view.pending_timer, "the refresh stops with the first words")
   H.eq("The answer", placeholder(view), "the streamed text replaced it")
+  -- it grows with the streamed text, down to the height it opened with (then the text scrolls)
+  view:append(("\n\nmore"):rep(6))
+  H.eq(3 + 12, vim.api.nvim_win_get_height(view.win), "grown with the text")
+  view:append(("\n\nmore"):rep(40))
+  H.eq(opened.height, vim.api.nvim_win_get_height(view.win), "never taller than it opened")
   vim.api.nvim_win_close(view.win, true)
 end)
 

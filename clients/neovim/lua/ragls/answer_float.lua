@@ -147,6 +147,9 @@ function M.pending_line(elapsed_ms)
   return "_…_"
 end
 
+--- The fewest rows of the answer float before the answer is finished: its question, a blank line and the placeholder.
+M.PENDING_ROWS = 3
+
 --- How long the placeholder stays a bare "…" before it counts the seconds (ms).
 M.PENDING_SECONDS_AFTER_MS = 2000
 
@@ -166,6 +169,7 @@ function M.answer_view(question)
   local origin = vim.api.nvim_get_current_win()
   local buf, win = ui.open_float({ "## " .. question, "", M.pending_line() }, { title = "ragls" })
   ui.conceal_fences(buf) -- the question's "## " hidden from the start (it showed until the first refresh)
+  ui.follow_text_height(win, M.PENDING_ROWS) -- as tall as the question and "…", growing with the answer
   local view = setmetatable({ buf = buf, win = win, question = question, text = "", done = false,
     started = vim.uv.now() }, AnswerView)
   -- Until the first words come, the placeholder says what the index is doing (a first index takes a while).
@@ -176,6 +180,7 @@ function M.answer_view(question)
       return
     end
     set_lines(buf, { M.pending_line(vim.uv.now() - view.started) }, 2)
+    ui.follow_text_height(win, M.PENDING_ROWS)
   end))
   answer_state[buf] = { by_line = {}, by_n = {}, origin_win = origin }
   vim.keymap.set("n", "<CR>", function()
@@ -256,6 +261,7 @@ function AnswerView:append(delta)
   end
   self.text = self.text .. delta
   set_lines(self.buf, split_lines(self.text), 2)
+  ui.follow_text_height(self.win, M.PENDING_ROWS)
 end
 
 --- Replace the streamed text with the final answer and its sources.
@@ -285,7 +291,7 @@ function AnswerView:finish(result)
   vim.b[self.buf].ragls_result = result
   M.last = { question = self.question, result = result }
   if self.win and vim.api.nvim_win_is_valid(self.win) and vim.api.nvim_win_get_buf(self.win) == self.buf then
-    ui.fit_float_height(self.win, 5) -- the answer is complete: no empty rows under a short one
+    ui.follow_text_height(self.win, 5) -- the answer is complete: no empty rows under a short one
     self:show_keys(#(result.sources or {}) == 0 and "no sources" or nil)
   end
 end
@@ -323,6 +329,7 @@ function AnswerView:fail(message)
     -- (the float is titled ragls: the message's own "ragls: " would say it twice)
     set_lines(self.buf, { "## " .. self.question, "", "**Error:** " .. message:gsub("^ragls:%s*", ""), "",
       "_`r` retries · `q` closes_" }, 0)
+    ui.follow_text_height(self.win, M.PENDING_ROWS)
     self:show_keys("failed")
   end
 end

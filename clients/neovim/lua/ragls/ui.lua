@@ -173,6 +173,24 @@ function M.fit_float_height(win, min)
   end
 end
 
+--- The float `win` (|M.open_float|) as tall as its text (wrapped lines counted), at least `min` rows (default 1) and
+--- at most the height it opened with, its top row kept where it opened: an answer float grows from its question and
+--- "…" (it stood 70 % tall around two lines while it waited) as the answer streams in, down, never jumping up.
+---@param win integer
+---@param min? integer
+function M.follow_text_height(win, min)
+  local opened = vim.api.nvim_win_is_valid(win) and vim.w[win].ragls_opened
+  if not (vim.api.nvim_win_text_height and opened) then
+    return
+  end
+  local rows = math.min(math.max(vim.api.nvim_win_text_height(win, {}).all, min or 1), opened.height)
+  local cfg = vim.api.nvim_win_get_config(win)
+  if rows ~= cfg.height then
+    cfg.height, cfg.row = rows, opened.row
+    vim.api.nvim_win_set_config(win, cfg)
+  end
+end
+
 --- Screen rows of `win`'s text below its last fully shown line (wrapped lines counted): 0 when the text ends in view.
 --- What a float says it hides ("↓ 12": a long answer's sources under the fold; VS Code's view has a scroll bar).
 ---@param win integer
@@ -261,6 +279,7 @@ function M.open_float(lines, opts)
     title_pos = opts.title and "center" or nil,
   })
   vim.w[win].ragls_float_origin = origin -- (|M.leave_float|)
+  vim.w[win].ragls_opened = { height = height, row = math.floor((vim.o.lines - height) / 2) - 1 } -- (|M.follow_text_height|)
   M.prose_window(win, buf)
   vim.keymap.set("n", "q", function()
     if vim.api.nvim_win_is_valid(win) then
