@@ -77,10 +77,32 @@ def get_requires_for_build_sdist(config_settings=None):
     return _orig.get_requires_for_build_sdist(config_settings) + [...]
 ```
 """
+WORKERS = """# Worker kinds
+
+## Evented worker
+
+Quill ships an evented worker for asyncio applications, so no third-party server is needed to run them.
+
+### Choosing it
+
+Set the worker kind to `evented`:
+
+```bash
+quill serve app:main --worker-kind evented
+```
+
+Or in a settings file:
+
+```python
+# quill_settings.py
+worker_kind = "evented"
+```
+"""
+
 
 @pytest.fixture(scope="module")
 def ws(tmp_path_factory):
-    files = {"codegen.md": CODEGEN, "backends.md": BACKEND}
+    files = {"codegen.md": CODEGEN, "backends.md": BACKEND, "workers.md": WORKERS}
     with extractive_workspace(tmp_path_factory.mktemp("continuations"), files) as w:
         yield w
 
@@ -106,3 +128,27 @@ def test_a_picked_continuation_is_quoted_after_its_lead_and_the_lead_s_block(ws)
     assert lead < text.index('  backend-path = ["_custom_build"]') < text.index("- then you can implement a thin wrapper")
     assert text.count("If you put the following configuration") == 1
 
+
+
+def test_a_picked_alternative_is_quoted_after_the_way_it_is_the_alternative_of(ws):
+    """"Or in a settings file:" is one of two ways; read first, it is the other way of nothing yet: the way it
+    continues, the command line with `--worker-kind evented`, comes before it (`neighbours.alternative`; main
+    quoted "Or in a settings file:" first, the command line after it)."""
+    text = ws.ask("How do I put the worker choice in quill_settings.py instead of the command line?").text
+    assert "- Or in a settings file [1]:" in text
+    lead = text.index("- Set the worker kind to `evented` [1]:")
+    assert lead < text.index("  quill serve app:main --worker-kind evented") < text.index("- Or in a settings file")
+    assert text.count("Set the worker kind") == 1
+
+
+def test_alternative_reads_an_or_opener_only():
+    """`alternative`: a passage opening with "Or" (after its heading's label), not a list item, not "Or not"."""
+    from ragls.answer.neighbours import alternative
+    from ragls.answer.passages import units
+
+    found = {u.sentence: u for u in units(WORKERS)}
+    assert alternative(found["Or in a settings file:"])
+    assert not alternative(found["Set the worker kind to `evented`:"])
+    assert not any(alternative(u) for u in units("- Or in a settings file, which is read at start-up.\n"
+                                                  "- Or on the command line, which wins.\n"))
+    assert not any(alternative(u) for u in units("Or not at all, if the default suits you.\n"))

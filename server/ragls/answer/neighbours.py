@@ -28,7 +28,7 @@ from ragls.sources.load import kind_for
 from ragls.sources.passage import ANSWER_READ_BACK_MAX_BYTES
 
 __all__ = ["FOCUS_SENTENCE_LINES", "LEAD_CODE_LINES", "NEXT_REFERENCE_WORDS", "REFERENCE_HEAD_WORDS", "SHORT_CODE_LINES",
-           "antecedent", "block_across", "code_lines", "continues", "explains", "quotes", "read_with_neighbours", "with_code_after"]
+           "alternative", "antecedent", "block_across", "code_lines", "continues", "explains", "quotes", "read_with_neighbours", "with_code_after"]
 
 FOCUS_SENTENCE_LINES = 6  # the most lines a focus sentence (or list item) spans on its own (answer/focus.py)
 SHORT_CODE_LINES = 3  # a code block after a sentence this short (lines of code) comes with it when on topic
@@ -207,7 +207,9 @@ def _leads_first(picked: list[tuple[int, Unit]], hits: dict[int, Hit], files: Fi
     """`picked` with a continuation's ":" lead (`_lead_of`) that is picked after it moved right before it: a sentence
     running on across a block reads in its order ("If you put the following configuration in your pyproject.toml:",
     its block, then "then you can implement ..."), also when the lead was picked on its own merit (a short lead-in
-    read with its block, `lead_ins.lead_in_text`)."""
+    read with its block, `lead_ins.lead_in_text`); and a continuation or alternative picked later than its lead
+    moved right after it ("Add these settings to your configuration file or command line:", its block, then "Or
+    via command line:" and its block, not another passage between)."""
     out = list(picked)
     for n, unit in picked:
         hit = hits.get(n)
@@ -223,6 +225,8 @@ def _leads_first(picked: list[tuple[int, Unit]], hits: dict[int, Hit], files: Fi
                  None)
         if j is not None and j > i:
             out.insert(i, out.pop(j))
+        elif j is not None and j < i - 1:
+            out.insert(j + 1, out.pop(i))
     return out
 
 
@@ -386,6 +390,14 @@ def continues(unit: Unit, text: str = "") -> bool:
     return not any(m.group(0).strip("`").split()[:1] == [first] for m in CODE_SPAN.finditer(text))
 
 
+def alternative(unit: Unit) -> bool:
+    """Whether passage `unit` offers another way of doing what the passage before it shows: it opens with "Or"
+    (`_OR`: "Or in a configuration file:", "Or, install the latest nightly version:", "Or use `GUNICORN_CMD_ARGS`:")
+    and is no list item (an item "Or ..." is one choice of its list)."""
+    return not unit.item and bool(_OR.match(_LABEL.sub("", unit.sentence, count=1)))
+
+
+_OR = re.compile(r"^Or\b(?!\s+not\b)")  # "Or via command line:", "Or, ..." (not "Or not ...")
 _ENUMERATOR = re.compile(r"^[a-z][.)]\s")  # "a. If it was in the experimental module ...", "b) ..."
 CONTINUATION_GAP = 3  # lines from a block's last line to the paragraph continuing its sentence (reST: two blank)
 
@@ -396,8 +408,12 @@ def _lead_of(found: list[Unit], at: int, own: Unit, text: str = "") -> Unit | No
     LEAD_CODE_LINES lines: "If you put the following configuration in your ``pyproject.toml``:" /
     `backend-path = ["_custom_build"]` / "then you can implement a thin wrapper around ``build_meta`` ...". Quoted
     alone, the continuation leaves out the half of the sentence, and the code, that its lead shows; quoted before
-    `own` as a passage of its own (`read_with_neighbours`). None otherwise."""
-    if at <= 0 or not continues(own, text):
+    `own` as a passage of its own (`read_with_neighbours`). Likewise when `own` is the other way of doing what that
+    passage and its block show (`alternative`: "Set the worker class to `asgi`:" / `gunicorn myapp:app
+    --worker-class asgi` / "Or in a configuration file:" / `worker_class = "asgi"`): quoted alone, "Or in a
+    configuration file:" answers with the second way and leaves out the first, which the question's words rarely
+    tell apart (bench/history/session-64.md). None otherwise."""
+    if at <= 0 or not (continues(own, text) or alternative(own)):
         return None
     prev = found[at - 1]
     if prev.item or prev.output or not prev.attached or prev.block_end <= prev.end \
