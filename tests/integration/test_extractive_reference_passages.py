@@ -94,3 +94,64 @@ def test_an_item_as_long_as_a_paragraph_is_read_sentence_by_sentence():
           "clients which had their connections closed by the previous config closing."), 4, 4),
         (("`stream_close_delay`: A reasonable starting point might be something like `5m` to allow users 5 minutes "
           "to leave the page naturally after a config reload. Default: no delay."), 4, 4)]
+
+
+# benoitc/gunicorn 65ac1a3, docs/content/reference/settings.md (the `reload` entry and the next one)
+GUNICORN = """## Debugging
+
+### `reload`
+
+**Command line:** `--reload`
+
+**Default:** `False`
+
+Restart workers when code changes.
+
+This setting is intended for development. It will cause workers to be
+restarted whenever application code changes.
+
+### `reload_engine`
+
+**Command line:** `--reload-engine STRING`
+
+**Default:** `'auto'`
+
+The implementation that should be used to power [reload](#reload).
+"""
+
+# python-poetry/poetry f467023, docs/configuration.md (the `cache-dir` entry)
+POETRY = """### `cache-dir`
+
+**Type**: `string`
+
+**Environment Variable**: `POETRY_CACHE_DIR`
+
+The path to the cache directory used by Poetry.
+"""
+
+
+def test_a_reference_entry_s_description_is_quoted_with_its_fields(embedder):
+    """The description ("Restart workers when code changes.") names the setting by its heading only; the option the
+    user types is in the fields above it (`neighbours.describes`; main quoted "`reload`: Restart workers when code
+    changes." without `--reload`)."""
+    answer = extractive_over("While developing I want the workers to restart whenever I edit my code. Which option "
+                             "does that?", GUNICORN, "settings.md", embedder.embed_documents)
+    assert ("- `reload`: **Command line:** `--reload` **Default:** `False`. Restart workers when code changes [1]."
+            in answer.splitlines()), answer
+
+
+def test_describes_reads_bold_fields_naming_code_only():
+    from ragls.answer.neighbours import describes
+
+    found = units(POETRY)
+    assert [u.sentence for u in found] == [
+        "`cache-dir`: **Environment Variable**: `POETRY_CACHE_DIR`",  # "**Type**: `string`": under MIN_WORDS
+        "`cache-dir`: The path to the cache directory used by Poetry."]
+    assert describes(*found)
+    note = units("**Note:** this runs before any worker starts.\n\nThe hook takes the arbiter as its argument.\n")
+    assert len(note) == 2 and not describes(*note)  # prose in bold, no field naming code
+    prose = units("**Important**: while it is possible to pipe a command's output to restic using `--stdin`, doing so "
+                  "is discouraged.\n\nFor example, a failed dump still makes an empty backup.\n")
+    assert len(prose) == 2 and not describes(*prose)  # a bold lead-in of prose (restic), not a field
+    named = units("### `reload`\n\n**Command line:** `--reload`\n\nThe `--reload` option restarts workers when code changes.\n")
+    assert not describes(*named)  # the description names the option itself

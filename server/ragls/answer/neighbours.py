@@ -28,7 +28,7 @@ from ragls.sources.load import kind_for
 from ragls.sources.passage import ANSWER_READ_BACK_MAX_BYTES
 
 __all__ = ["FOCUS_SENTENCE_LINES", "LEAD_CODE_LINES", "NEXT_REFERENCE_WORDS", "REFERENCE_HEAD_WORDS", "SHORT_CODE_LINES",
-           "alternative", "antecedent", "block_across", "code_lines", "continues", "explains", "quotes", "read_with_neighbours", "with_code_after"]
+           "alternative", "antecedent", "block_across", "code_lines", "continues", "describes", "explains", "quotes", "read_with_neighbours", "with_code_after"]
 
 FOCUS_SENTENCE_LINES = 6  # the most lines a focus sentence (or list item) spans on its own (answer/focus.py)
 SHORT_CODE_LINES = 3  # a code block after a sentence this short (lines of code) comes with it when on topic
@@ -81,6 +81,8 @@ def read_with_neighbours(picked: list[tuple[int, Unit]], hits: dict[int, Hit], q
         prev, own = (found[at - 1] if at else None), unit
         if prev is not None and antecedent(prev, unit) and free(n, prev):
             unit = replace(unit, sentence=_joined(prev.sentence, unit.sentence), line=prev.line)
+        elif prev is not None and describes(prev, unit) and free(n, prev):
+            unit = replace(unit, sentence=_with_fields(prev.sentence, unit.sentence), line=prev.line)
         mine = pointed_at(identifier_words(own.scored_text), query)
         if at is not None and not own.attached:
             nxt = with_code_after(found[at + 1], query) if at + 1 < len(found) else None
@@ -454,6 +456,46 @@ def antecedent(prev: Unit, unit: Unit) -> bool:
     words = passage_words(unit.sentence)
     return any(len(named := identifier_words(m.group(0))) >= 2 and named <= words
                for m in IDENTIFIER.finditer(prev.sentence))
+
+
+# A reference entry's field ("**Command line:** `--reload`", "**Environment Variable**: `POETRY_CACHE_DIR`"): a bold
+# name ending in ":" (inside or outside the bold) and its value of at most six words up to the next field — not a
+# bold lead-in of prose ("**Important**: while it is possible to pipe a command output to restic using `--stdin`,
+# doing so is discouraged ...")
+_FIELD = (r"\*\*(?!(?:Note|Important|Warning|Tip|Caution|Hint|Example|See also)\b)[A-Z][^*\n:]{0,40}(?::\*\*|\*\*:)"
+          r"(?:\s+[^*\s]+){1,6}\s*")  # nor an admonition's "**Note:** requires `gevent`."
+_FIELDS = re.compile(rf"^(?:{_FIELD})+$")
+
+
+def describes(fields: Unit, unit: Unit) -> bool:
+    """Whether passage `unit` is the description that the reference entry's fields `fields` (the passage right
+    before it, only a blank line between) come with: `fields` is only bold-named fields with short values
+    (`_FIELDS`: "**Command line:** `--reload` **Default:** `False`", after its heading's label) naming, in code, an
+    identifier `unit` does not name, and neither is a list item or carries a block. A settings reference writes an entry as its name
+    (the heading), its fields, then what it does ("### `reload`" / "**Command line:** `--reload`" / "**Default:**
+    `False`" / "Restart workers when code changes."); quoted alone, the description names the setting by its
+    heading, never by the option or variable the user types. Shown as one passage, display only, as `antecedent`;
+    never longer than EXTRACTIVE_MAX_SENTENCE_CHARS or FOCUS_SENTENCE_LINES lines."""
+    if unit.item or fields.item or fields.attached or unit.line - fields.end > 2 \
+            or len(fields.sentence) + len(unit.sentence) >= EXTRACTIVE_MAX_SENTENCE_CHARS \
+            or unit.end - fields.line >= FOCUS_SENTENCE_LINES:
+        return False
+    own = _LABEL.sub("", fields.sentence, count=1).strip()
+    if not _FIELDS.match(own):
+        return False
+    mine = {m.group(0) for m in CODE_SPAN.finditer(unit.sentence)}
+    return any(m.group(0) not in mine for m in CODE_SPAN.finditer(own))
+
+
+def _with_fields(fields: str, sentence: str) -> str:
+    """The description `sentence` read after its entry's `fields` (`describes`), led by the heading's label one of
+    them has (`labels.labelled`'s "`reload`: "), the fields ending as a sentence does: "`reload`: **Command
+    line:** `--reload` **Default:** `False`. Restart workers when code changes."."""
+    label = _LABEL.match(sentence) or _LABEL.match(fields)
+    own_fields = _LABEL.sub("", fields, count=1).rstrip()
+    own = _LABEL.sub("", sentence, count=1)
+    end = "" if own_fields.endswith((".", "!", "?")) else "."
+    return f"{label.group(0) if label else ''}{own_fields}{end} {own}"
 
 
 def code_lines(block: str) -> int:
