@@ -1,7 +1,7 @@
 """Key (issue 27) with the real offline model: a chunk that opens inside a list table's body reads its rows as rows,
 a camelCase heading leads the passages under it, a sentence broken off by the code block it names comes with it,
-and a footnote mark inside a code span is code (answer/rest_tables.py, answer/labels.py, answer/passages.py,
-answer/inline.py)."""
+a footnote mark inside a code span is code and an HTML character reference reads as its character
+(answer/rest_tables.py, answer/labels.py, answer/passages.py, answer/inline.py)."""
 
 from __future__ import annotations
 
@@ -130,3 +130,26 @@ def test_a_footnote_mark_inside_a_code_span_is_code():
     """`inline.link_text`: "[^:]" in a regular expression read as a footnote mark and was dropped."""
     text = r"**Default:** `{ origin: /^https?:\/\/(?:(?:[^:]+\.)?localhost)$/ }` (allows localhost)[^cors]"
     assert plain(text) == r"**Default:** `{ origin: /^https?:\/\/(?:(?:[^:]+\.)?localhost)$/ }` (allows localhost)"
+
+
+# benoitc/gunicorn 65ac1a3, docs/content/signals.md ("Master process"): HTML character references in Markdown prose
+SIGNALS = """## Master process
+
+- `QUIT`, `INT` &mdash; quick shutdown.
+- `TERM` &mdash; graceful shutdown; waits for workers to finish requests.
+- `TTIN` &mdash; increase worker count by one.
+- `TTOU` &mdash; decrease worker count by one.
+"""
+
+
+def test_an_html_character_reference_reads_as_its_character(embedder):
+    """Markdown shows "&mdash;" as "—" (CommonMark 6.2): the answer did not (`inline._character`)."""
+    answer = _answer("Which signal adds one more worker?", "signals.md", SIGNALS, embedder)
+    assert "- `TTIN` — increase worker count by one [1]." in answer.splitlines(), answer
+    assert "&mdash;" not in answer
+
+
+def test_character_references_outside_code_only_and_never_markup():
+    assert plain("a&nbsp;b &#8594; c &#x2014; d") == "a b → c — d"
+    assert plain("`x &mdash; y` &lt;div&gt; AT&T &bogus;") == "`x &mdash; y` &lt;div&gt; AT&T &bogus;"
+    assert plain("`TTIN` &mdash; increase", markdown=False) == "`TTIN` &mdash; increase"  # reST shows it as written

@@ -10,6 +10,7 @@ is read as a link or a tag.
 
 from __future__ import annotations
 
+import html
 import re
 
 from ragls.answer.labels import REST_LITERAL
@@ -222,6 +223,23 @@ def _shortcut_links(text: str) -> str:
     return _outside_code(text, _SHORTCUT_LINK, lambda m: _named(m.group(1))) if "[" in text else text
 
 
+# An HTML character reference in Markdown prose ("`TTIN` &mdash; increase worker count by one.", "&nbsp;", "&#8594;"):
+# CommonMark shows the character (6.2); outside code spans the answer shows it too (`_character`).
+_ENTITY = re.compile(r"&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});")
+# ... except those the answer, itself Markdown, must keep written as references: "&lt;div&gt;" decoded would be a tag
+_MARKUP_ENTITIES = frozenset("<>&")
+
+
+def _character(m: re.Match[str]) -> str:
+    """The character an HTML character reference (`_ENTITY`) stands for — a no-break space as a space — or the
+    reference as written when it names no character (`html.unescape` leaves it) or one Markdown reads as markup
+    (`_MARKUP_ENTITIES`)."""
+    char = html.unescape(m.group(0))
+    if char == m.group(0) or char in _MARKUP_ENTITIES:
+        return m.group(0)
+    return " " if char == "\u00a0" else char
+
+
 def link_text(text: str, markdown: bool = True) -> str:
     """Prose markup as the answer (Markdown) shows it: Markdown links outside code spans reduced to their text (with
     their target when it names a Python object, `_link`, `_links`; in Markdown (`markdown`, `blocks.is_markdown` of
@@ -230,7 +248,8 @@ def link_text(text: str, markdown: bool = True) -> str:
     brackets are text, "use [include] vs [source] in your .coveragerc" names two INI sections), images and links
     of images only (badges, `_IMAGE_LINK`) dropped,
     footnote marks outside code spans (a regular expression's "`[^:]`" stays) and inline HTML tags dropped
-    (`_inline_html`), reST backslash escapes read (`_escapes`; not in
+    (`_inline_html`), in Markdown HTML character references outside code spans as their characters ("&mdash;" as
+    "—", `_character`; not "&lt;", "&gt;", "&amp;"), reST backslash escapes read (`_escapes`; not in
     Markdown), Markdown attribute lists after a code span, link or image dropped (`_ATTRIBUTED`: "`x = 1`{l=python}"
     reads "`x = 1`"), reST hyperlink references reduced to their text
     (`` `Sentry <https://sentry.io/>`_ `` -> "Sentry", `` `git`_ `` -> "git"), Hugo shortcodes outside code spans
@@ -244,6 +263,8 @@ def link_text(text: str, markdown: bool = True) -> str:
     text = _links(_IMAGE.sub("", _IMAGE_LINK.sub("", text)))
     text = _keys(_shortcut_links(text)) if markdown else _escapes(_substitutions(text))
     text = _inline_html(_outside_code(text, _FOOTNOTE_REF, "") if "[^" in text else text)
+    if markdown and "&" in text:
+        text = _outside_code(text, _ENTITY, _character)
     text = _REST_LINK.sub(lambda m: _named(m.group(1).strip()), text)
     text = REST_LITERAL.sub(r"`\1`", text)
     return _TICKED_LITERAL.sub(_ticked, text) if not markdown and "``" in text else text
