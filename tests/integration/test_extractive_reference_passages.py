@@ -153,5 +153,7 @@ def test_describes_reads_bold_fields_naming_code_only():
     prose = units("**Important**: while it is possible to pipe a command's output to restic using `--stdin`, doing so "
                   "is discouraged.\n\nFor example, a failed dump still makes an empty backup.\n")
     assert len(prose) == 2 and not describes(*prose)  # a bold lead-in of prose (restic), not a field
+    faq = units("**Answer**: Yes, use the `TERM` signal.\n\nThe worker finishes its task first.\n")
+    assert len(faq) == 2 and not describes(*faq)  # a FAQ's answer (Celery) is a sentence, not a field
     named = units("### `reload`\n\n**Command line:** `--reload`\n\nThe `--reload` option restarts workers when code changes.\n")
     assert not describes(*named)  # the description names the option itself

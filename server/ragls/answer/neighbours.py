@@ -470,8 +470,9 @@ _FIELDS = re.compile(rf"^(?:{_FIELD})+$")
 def describes(fields: Unit, unit: Unit) -> bool:
     """Whether passage `unit` is the description that the reference entry's fields `fields` (the passage right
     before it, only a blank line between) come with: `fields` is only bold-named fields with short values
-    (`_FIELDS`: "**Command line:** `--reload` **Default:** `False`", after its heading's label) naming, in code, an
-    identifier `unit` does not name, and neither is a list item or carries a block. A settings reference writes an entry as its name
+    (`_FIELDS`: "**Command line:** `--reload` **Default:** `False`", after its heading's label; not a sentence:
+    "**Answer**: Yes, use `@send_task`.", "**MSRV:** 1.77 is required for `cargo::metadata=KEY=VALUE`.") naming, in
+    code, an identifier `unit` does not name, and neither is a list item or carries a block. A settings reference writes an entry as its name
     (the heading), its fields, then what it does ("### `reload`" / "**Command line:** `--reload`" / "**Default:**
     `False`" / "Restart workers when code changes."); quoted alone, the description names the setting by its
     heading, never by the option or variable the user types. Shown as one passage, display only, as `antecedent`;
@@ -481,7 +482,7 @@ def describes(fields: Unit, unit: Unit) -> bool:
             or unit.end - fields.line >= FOCUS_SENTENCE_LINES:
         return False
     own = _LABEL.sub("", fields.sentence, count=1).strip()
-    if not _FIELDS.match(own):
+    if not _FIELDS.match(own) or own.endswith((".", "!", "?")):  # a sentence: "**Answer**: Yes, use `@send_task`."
         return False
     mine = {m.group(0) for m in CODE_SPAN.finditer(unit.sentence)}
     return any(m.group(0) not in mine for m in CODE_SPAN.finditer(own))
