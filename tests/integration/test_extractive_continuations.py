@@ -142,7 +142,8 @@ def test_a_picked_alternative_is_quoted_after_the_way_it_is_the_alternative_of(w
 
 
 def test_alternative_reads_an_or_opener_only():
-    """`alternative`: a passage opening with "Or" (after its heading's label), not a list item, not "Or not"."""
+    """`alternative`: a passage opening with "Or" (after its heading's label) that introduces a block, not a list
+    item, not "Or not"."""
     from ragls.answer.neighbours import alternative
     from ragls.answer.passages import units
 
@@ -152,3 +153,5 @@ def test_alternative_reads_an_or_opener_only():
     assert not any(alternative(u) for u in units("- Or in a settings file, which is read at start-up.\n"
                                                   "- Or on the command line, which wins.\n"))
     assert not any(alternative(u) for u in units("Or not at all, if the default suits you.\n"))
+    assert not any(alternative(u) for u in units(  # says what its example does: not only where it is
+        "Or this example, which retries twice.\n\n```python\nclient = Client(retries=2)\n```\n"))

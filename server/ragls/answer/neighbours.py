@@ -393,10 +393,13 @@ def continues(unit: Unit, text: str = "") -> bool:
 
 
 def alternative(unit: Unit) -> bool:
-    """Whether passage `unit` offers another way of doing what the passage before it shows: it opens with "Or"
-    (`_OR`: "Or in a configuration file:", "Or, install the latest nightly version:", "Or use `GUNICORN_CMD_ARGS`:")
-    and is no list item (an item "Or ..." is one choice of its list)."""
-    return not unit.item and bool(_OR.match(_LABEL.sub("", unit.sentence, count=1)))
+    """Whether passage `unit` offers another way of doing what the passage before it shows and says no more than
+    where its own block is: it opens with "Or" (`_OR`: "Or in a configuration file:", "Or, install the latest
+    nightly version:", "Or use `GUNICORN_CMD_ARGS`:"), introduces a block (`Unit.attached`) and is no list item
+    (an item "Or ..." is one choice of its list). Not a sentence that says what its example does ("Or this
+    example, which uses a custom transport and `httpx.Mounts` to always redirect `http://` requests.", httpx: the
+    example before it, a transport returning "Hello, world!", answered nothing the question asked)."""
+    return not unit.item and bool(unit.attached) and bool(_OR.match(_LABEL.sub("", unit.sentence, count=1)))
 
 
 _OR = re.compile(r"^Or\b(?!\s+not\b)")  # "Or via command line:", "Or, ..." (not "Or not ...")
