@@ -329,3 +329,23 @@ def test_a_ragls_toml_nested_past_the_recursion_limit_or_saved_with_a_bom(tmp_pa
     assert configured_index_dir(tmp_path) == default_index_dir(tmp_path.resolve())  # the settings load says why
     (tmp_path / "ragls.toml").write_bytes(b"\xef\xbb\xbf[retrieval]\ntop_k = 3\n")
     assert load_settings(tmp_path)[0].retrieval.top_k == 3
+
+
+def test_a_ragls_toml_linking_out_of_an_untrusted_folder_is_not_read(tmp_path, store):
+    """A folder is untrusted input and reads nothing outside it until trusted: a clone's `ragls.toml ->
+    ~/.config/other/settings.toml` (or /etc/…) was opened and parsed by every command. Untrusted, it is not read: one
+    notice says so and how to trust; once trusted (the store, or the editor's word) it is read as before."""
+    folder, outside = tmp_path / "clone", tmp_path / "elsewhere.toml"
+    folder.mkdir()
+    outside.write_text("[retrieval]\ntop_k = 3\n")
+    (folder / "ragls.toml").symlink_to(outside)
+    s, warnings = load_settings(folder)
+    assert s.retrieval.top_k == 5
+    assert any(f"{folder / 'ragls.toml'} is a link to a file outside the folder ({outside}), so it was not read; "
+               f"read it, then run `ragls trust {folder}` to use it" in w for w in warnings), warnings
+    outside.write_text("a = " + "[" * 100_000 + "]" * 100_000 + "\n")  # nothing of it is parsed either
+    assert load_settings(folder)[0].retrieval.top_k == 5
+    outside.write_text("[retrieval]\ntop_k = 3\n")
+    assert load_settings(folder, {"workspaceTrusted": True})[0].retrieval.top_k == 3
+    trust.trust(folder)
+    assert load_settings(folder)[0].retrieval.top_k == 3

@@ -102,6 +102,25 @@ def read_config_bytes(folder: str | os.PathLike) -> bytes | None:
     return data
 
 
+def config_outside(folder: str | os.PathLike) -> Path | None:
+    """The real path of `folder`/ragls.toml when it is a link to a file outside the folder (both resolved), else
+    None (no file, a plain file, a link within the folder). Such a file is read only once the user trusts the folder
+    (`trust_filter.folder_layer`): before, a folder reads nothing outside it."""
+    path = Path(folder) / CONFIG_FILE
+    try:
+        if not path.is_symlink():
+            return None
+        real, root = Path(os.path.realpath(path)), Path(os.path.realpath(folder))
+    except OSError:
+        return None
+    return None if root in real.parents else real
+
+
+def known(folder: str | os.PathLike) -> bool:
+    """Whether the trust store has `folder`, with any version of its ragls.toml (`state` compares the version)."""
+    return folder_key(folder) in _load()
+
+
 def parse_toml(path: Path, data: bytes) -> dict[str, Any]:
     """`data` (the bytes of the ragls.toml at `path`) as a dict; a leading BOM (a Windows editor's) is skipped.
     Raises ConfigError naming the file: a syntax error, no UTF-8, and arrays or tables nested past Python's
