@@ -120,3 +120,24 @@ def test_what_you_can_do_after_a_stated_need_is_read_with_it():
     after = next(u for u in found if u.sentence.startswith("Now, whenever"))
     last = next(u for u in found if u.sentence.startswith("You can still"))
     assert not explains(after, last, GUARD)
+
+
+# helix-editor/helix 079a789, book/src/configuration.md (the paragraph after the example configuration)
+RELOAD = """You can use a custom configuration file by specifying it with the `-c` or
+`--config` command line argument, for example `hx -c path/to/custom-config.toml`.
+You can reload the config file by issuing the `:config-reload` command. Alternatively, on Unix operating systems, you can reload it by sending the USR1
+signal to the Helix process, such as by using the command `pkill -USR1 hx`.
+"""
+
+
+def test_what_you_can_do_with_any_verb_is_read_with_the_sentence_before():
+    """"You can reload the config file by issuing the `:config-reload` command." tells the reader what to do with a
+    verb `_REMEDY`'s imperative list does not hold: after "you can" any verb but one of perceiving ("You can see
+    ...") does (helix hx10: main quoted the `-c` sentence alone for "How do I apply the changes without
+    restarting it?")."""
+    found = units(RELOAD)
+    custom, reload = found[0], found[1]
+    assert reload.sentence.startswith("You can reload the config file")
+    assert explains(custom, reload, RELOAD)
+    seen = units("You can use a custom file with `-c`. You can see the result in the `:log` buffer.\n")
+    assert len(seen) == 2 and not explains(*seen, "")

@@ -326,15 +326,18 @@ _FOR_THIS = re.compile(r"\b(?:(?:this|that)\s+(?:purpose|issue|problem|situation
 _REFERS_BACK = re.compile(r"\b(?:this|these|those|such)\b", re.IGNORECASE)
 # A sentence telling the reader what to do ("Try slowing down the crawling speed by using a download delay ... with
 # the `DOWNLOAD_SLOTS` setting:" after "999 is a custom response status code used by some sites to throttle
-# requests."): an imperative opens it, alone or after "To <goal>," / "Instead," / "Alternatively,", or the same verb
-# after "you can" / "we can" / "you should" ...: "To prevent devs from using other package managers, you can add the
+# requests."): an imperative opens it, alone or after "To <goal>," / "Instead," / "Alternatively,", or any verb but
+# one of perceiving after "you can" / "we can" / "you should" ... ("You can reload the config file by issuing the
+# `:config-reload` command.", Helix; not "You can see ..."; bench/history/session-64.md): "To prevent devs from using other package managers, you can add the
 # following `preinstall` script to your `package.json`:" after "... you don't want others to accidentally run `npm
 # install` or `yarn`." (pnpm's only-allow page; bench/history/session-60.md).
 _REMEDY = re.compile(r"^(?:(?:To [^,]{3,60}|Instead|Alternatively|If so|In (?:that|this) case),?\s+)?"
+                     r"(?:(?i:(?:you|we)\s+(?:can|may|should|must|need\s+to)\s+(?:also\s+|simply\s+|just\s+)?)"
+                     r"(?!(?i:see|notice|find|observe|expect|imagine|think|get|also|not|only|now|then)\b)[a-z]+\s|"
                      r"(?i:(?:you|we)\s+(?:can|may|should|must|need\s+to)\s+(?:also\s+|simply\s+|just\s+)?)?"
                      r"(?i:try|use|set|pass|add|call|"
                      r"run|enable|disable|configure|specify|install|include|define|provide|change|increase|decrease|"
-                     r"raise|lower|register|override|remove|replace|switch|turn)\s(?!of\b)")
+                     r"raise|lower|register|override|remove|replace|switch|turn)\s(?!of\b))")
 # Lines a built page does not show between two paragraphs: a reST directive or target (".. setting:: IMAGES_THUMBS",
 # ".. _label:", ".. index:: ...") or a MyST target "(label)=".
 # A sentence announcing the code block after it without ending in ":" ("In the following example, requests are
