@@ -11,15 +11,20 @@ from __future__ import annotations
 
 import shutil
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
-import onnx
-from onnx import TensorProto, helper, numpy_helper
 from tiny_cross_encoder import TOKENIZER_FILES
+
+if TYPE_CHECKING:
+    import onnx
 
 
 def build_model(token_ids: list[int], vocab: int) -> onnx.ModelProto:
     """The lookup described in the module docstring (dim = len(token_ids))."""
+    import onnx  # here: every xdist worker imports this module to collect the suite (`import onnx`: ~0.6 CPU-s)
+    from onnx import TensorProto, helper, numpy_helper
+
     table = np.zeros((vocab, len(token_ids)), dtype=np.float32)
     for i, t in enumerate(token_ids):
         table[t, i] = 1.0
@@ -43,6 +48,7 @@ def build_model(token_ids: list[int], vocab: int) -> onnx.ModelProto:
 
 def make_colbert_dir(dest: Path, words: list[str], onnx_rel: str = "model.onnx") -> Path:
     """Write a ColBERT folder at `dest` whose MaxSim counts the shared `words` (each one MiniLM token)."""
+    import onnx
     from ragls.embedding.embed import offline_model_dir
     from tokenizers import Tokenizer
 

@@ -11,16 +11,21 @@ from __future__ import annotations
 
 import shutil
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
-import onnx
-from onnx import TensorProto, helper, numpy_helper
+
+if TYPE_CHECKING:
+    import onnx
 
 TOKENIZER_FILES = ("tokenizer.json", "config.json", "tokenizer_config.json", "special_tokens_map.json")
 
 
 def build_model(token_id: int, max_positions: int = 512) -> onnx.ModelProto:
     """The ONNX graph described in the module docstring."""
+    import onnx  # here: every xdist worker imports this module to collect the suite (`import onnx`: ~0.6 CPU-s)
+    from onnx import TensorProto, helper, numpy_helper
+
     i64 = TensorProto.INT64
     inputs = [helper.make_tensor_value_info(n, i64, ["batch", "seq"])
               for n in ("input_ids", "attention_mask", "token_type_ids")]
@@ -55,6 +60,7 @@ def build_model(token_id: int, max_positions: int = 512) -> onnx.ModelProto:
 
 def make_cross_encoder_dir(dest: Path, word: str, onnx_rel: str = "onnx/model.onnx") -> Path:
     """Write a cross-encoder folder at `dest` whose score counts `word` (one MiniLM token) in the document."""
+    import onnx
     from ragls.embedding.embed import offline_model_dir
     from tokenizers import Tokenizer
 

@@ -10,11 +10,12 @@ import asyncio
 import contextlib
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lspkit import server_env
-from mcp import ClientSession, StdioServerParameters
-from mcp.client.stdio import stdio_client
+
+if TYPE_CHECKING:
+    from mcp import ClientSession
 
 MCP_COMMAND = [sys.executable, "-m", "ragls", "mcp"]
 
@@ -25,6 +26,10 @@ class McpProcess:
 
     def __init__(self, folders: list[Path], cache: Path, extra_env: dict[str, str] | None = None,
                  cwd: Path | None = None, args: list[str] | None = None):
+        # The SDK imported here and in _run: every xdist worker imports this module to collect the suite, and
+        # `import mcp` costs ~0.55 CPU-s.
+        from mcp import StdioServerParameters
+
         env = server_env(cache)
         env.update(extra_env or {})
         self.params = StdioServerParameters(command=MCP_COMMAND[0], args=[*MCP_COMMAND[1:], *(args or []),
@@ -45,6 +50,9 @@ class McpProcess:
         return self
 
     async def _run(self) -> None:
+        from mcp import ClientSession
+        from mcp.client.stdio import stdio_client
+
         try:
             async with stdio_client(self.params) as (read, write), ClientSession(read, write) as session:
                 self.init = await session.initialize()

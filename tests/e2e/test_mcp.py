@@ -16,7 +16,6 @@ from clikit import ragls
 from livekit import eventually, running_server
 from llm_server import LLMServer, Reply, route
 from lspkit import copy_docs, request, server_env, wait_indexed
-from mcp.shared.exceptions import MCPError
 from mcpkit import MCP_COMMAND, McpProcess, mcp_server, wait_mcp_indexed
 from ragls.config.trust import trust as trust_folder
 
@@ -133,6 +132,8 @@ async def test_read_passage_exact_lines(server, workspace):
 
 
 async def test_read_passage_refuses_outside_and_unindexed(server, workspace):
+    from mcp.shared.exceptions import MCPError  # (mcpkit: the SDK is not imported to collect the suite)
+
     outside = workspace.parent / "outside.txt"
     for path in ("../outside.txt", "guide/../../outside.txt", str(outside), outside.as_uri(), "/etc/passwd"):
         result = await server.call("read_passage", {"path": path})

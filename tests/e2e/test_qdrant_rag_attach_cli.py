@@ -10,7 +10,6 @@ import json
 import pytest
 import tomllib
 from clikit import ragls
-from qdrant_client import QdrantClient, models
 from ragls.config.settings import build_settings
 from ragls.config.trust import trust as trust_folder
 from ragls.embedding.embed import OFFLINE_MODEL_NAME, Embedder, offline_model_dir
@@ -25,6 +24,8 @@ def run(*args):
 
 
 def test_rag_attach_lists_checks_and_writes_config(tmp_path, monkeypatch):
+    # (here, not at the top: every xdist worker imports this module to collect the suite)
+    from qdrant_client import QdrantClient, models
     monkeypatch.setenv("RAGLS_CONFIG_DIR", str(tmp_path / "user-config"))
     user_config = tmp_path / "user-config" / "ragls.toml"
     store = tmp_path / "qdrant"

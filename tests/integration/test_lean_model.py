@@ -10,15 +10,22 @@ from ragls.core import heap
 from ragls.embedding.embed import OFFLINE_MODEL_NAME, Embedder, offline_model_dir
 from ragls.embedding.onnx_prep import REWRITE_VERSION, lean_model
 
-onnx = pytest.importorskip("onnx")
 ort = pytest.importorskip("onnxruntime")
-from onnx import TensorProto, helper, numpy_helper
 
 MODEL_DIR = offline_model_dir()
 
 
+def _onnx():
+    """The `onnx` package, the test skipped without it: imported by the tests that build graphs, not at the top
+    (every xdist worker imports this module to collect the suite; `import onnx` costs ~0.6 CPU-s)."""
+    return pytest.importorskip("onnx")
+
+
 def quantised_lookup_model(path, rng, rows=50, dim=8):
     """ids (int64 [2, 5]) -> Gather(Cast(int8 table) * per-row scale) -> [2, 5, dim], then * 2 (another consumer)."""
+    onnx = _onnx()
+    from onnx import TensorProto, helper, numpy_helper
+
     table = rng.integers(-128, 128, size=(rows, dim), dtype=np.int8)
     scale = rng.random((rows, 1), dtype=np.float32) / 100
     graph = helper.make_graph(
@@ -44,6 +51,7 @@ def run(path, ids):
 
 
 def test_rewrite_gives_identical_outputs_and_is_cached(tmp_path):
+    onnx = _onnx()
     rng = np.random.default_rng(7)
     source = quantised_lookup_model(tmp_path / "model.onnx", rng)
     lean = lean_model(source, tmp_path / "lean")
@@ -57,6 +65,9 @@ def test_rewrite_gives_identical_outputs_and_is_cached(tmp_path):
 
 
 def test_model_without_the_pattern_is_used_as_is(tmp_path):
+    onnx = _onnx()
+    from onnx import TensorProto, helper
+
     graph = helper.make_graph([helper.make_node("Relu", ["x"], ["y"])], "g",
                               [helper.make_tensor_value_info("x", TensorProto.FLOAT, [3])],
                               [helper.make_tensor_value_info("y", TensorProto.FLOAT, [3])])

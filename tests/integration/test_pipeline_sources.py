@@ -16,7 +16,6 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from qdrant_client import models
 from ragls.config.trust import trust as trust_folder
 from ragls.embedding.embed import OFFLINE_MODEL_NAME, offline_model_dir
 from ragls.kb.qdrant_attach import CollectionSource
@@ -102,6 +101,8 @@ def env(tmp_path_factory):
 def attach_collection(ws: RagWorkspace, store: Path) -> None:
     """A collection as LangChain writes it (one unnamed cosine vector, `page_content` + `metadata.source`), with
     line fields, made from the workspace's own chunks."""
+    # (here, not at the top: every xdist worker imports this module to collect the suite)
+    from qdrant_client import models
     client = connect(str(store))
     idx = ws.indexes[0]
     chunks = [c for path in sorted(idx.manifest.files()) for c in idx.manifest.chunks_of(path)]

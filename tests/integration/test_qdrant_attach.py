@@ -11,15 +11,18 @@ from __future__ import annotations
 
 import logging
 import uuid
+from typing import TYPE_CHECKING
 
 import pytest
-from qdrant_client import QdrantClient, models
 from ragls.answer.ask import ask
 from ragls.config.settings import build_settings
 from ragls.core.errors import ConfigError
 from ragls.embedding.embed import OFFLINE_MODEL_NAME, Embedder, offline_model_dir
 from ragls.kb.qdrant_attach import AttachedCollection, AttachError, QdrantAttach
 from ragls.stores.qdrant import bypasses_proxy, connect
+
+if TYPE_CHECKING:
+    from qdrant_client import QdrantClient
 
 MODEL_DIR = offline_model_dir()
 pytestmark = pytest.mark.skipif(MODEL_DIR is None, reason="needs ragls[offline]")
@@ -49,6 +52,8 @@ def settings():
 def langchain_collection(client: QdrantClient, name: str, embedder, ids: str = "uuid", dim: int | None = None):
     """A collection as LangChain's QdrantVectorStore writes it: one unnamed cosine vector, payload
     {page_content, metadata: {source, line}}."""
+    # (here, not at the top: every xdist worker imports this module to collect the suite)
+    from qdrant_client import models
     client.create_collection(name, vectors_config=models.VectorParams(size=dim or embedder.dim,
                                                                       distance=models.Distance.COSINE))
     vecs = embedder.embed_documents([t for _, _, t in DOCS])
@@ -90,6 +95,7 @@ def test_langchain_collection_answers_with_citations(tmp_path, embedder, setting
 
 
 def test_page_field_cited(tmp_path, embedder, settings):
+    from qdrant_client import models
     client = connect(str(tmp_path / "qdrant"))
     client.create_collection("pdfs", vectors_config=models.VectorParams(size=embedder.dim,
                                                                         distance=models.Distance.COSINE))
@@ -102,6 +108,7 @@ def test_page_field_cited(tmp_path, embedder, settings):
 
 
 def test_refuses_named_multi_and_mismatched_vectors(tmp_path, embedder):
+    from qdrant_client import models
     client = connect(str(tmp_path / "qdrant"))
     loc = str(tmp_path / "qdrant")
     client.create_collection("named", vectors_config={
@@ -127,6 +134,7 @@ def test_refuses_named_multi_and_mismatched_vectors(tmp_path, embedder):
 
 
 def test_wrong_text_field_and_empty_collection(tmp_path, embedder):
+    from qdrant_client import models
     client = connect(str(tmp_path / "qdrant"))
     loc = str(tmp_path / "qdrant")
     client.create_collection("llama", vectors_config=models.VectorParams(size=embedder.dim,

@@ -13,7 +13,6 @@ import uuid
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
-from qdrant_client import models
 from ragls.config.trust import trust as trust_folder
 from ragls.core.errors import RaglsError
 from ragls.embedding.embed import OFFLINE_MODEL_NAME, offline_model_dir
@@ -43,6 +42,8 @@ class Recorder(BaseHTTPRequestHandler):
 
 
 def test_rag_name_queries_attached_collection_and_key_stays_secret(tmp_path, monkeypatch, caplog):
+    # (here, not at the top: every xdist worker imports this module to collect the suite)
+    from qdrant_client import models
     secret = "qk-" + uuid.uuid4().hex
     monkeypatch.setenv("HANDBOOK_QDRANT_KEY", secret)
     server = ThreadingHTTPServer(("127.0.0.1", 0), Recorder)

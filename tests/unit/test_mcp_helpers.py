@@ -8,12 +8,15 @@ from pathlib import Path
 import pytest
 from ragls.answer.template import quote_passage
 from ragls.core.ir import LineSpan
-from ragls.mcp.server import line_range
 from ragls.sources.passage import split_lines
 from ragls.workspace.roots import find_root, is_too_broad, project_root
 
 
 def test_line_range_is_one_based_and_inclusive():
+    # here, not at the top: every xdist worker imports this module to collect the suite, and ragls.mcp.server
+    # imports the MCP SDK (~0.6 CPU-s)
+    from ragls.mcp.server import line_range
+
     assert line_range(LineSpan(6, 0, 9, 34)) == (7, 10)
     assert line_range(LineSpan(6, 0, 10, 0)) == (7, 10)  # ends at column 0 of line 11: line 11 not included
     assert line_range(LineSpan(0, 0, 0, 0)) == (1, 1)  # an empty span still names its line
