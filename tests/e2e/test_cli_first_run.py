@@ -114,6 +114,9 @@ def test_a_folder_of_code_only_says_why_nothing_was_indexed(env, tmp_path):
     status = json.loads(ragls(env, "status", ws, "--json").stdout)
     assert any(n.startswith(f"{ws.resolve()}: no file here matches sources.include") and "add their globs to sources.include"
                in n for n in status["notices"]), status["notices"]
+    # a warning (docs/protocol.md noticeLevels): the user must act; each other notice a note
+    assert status["noticeLevels"] == ["warning" if "no file here matches" in n else "info" for n in status["notices"]]
+    assert "warning" in status["noticeLevels"]
     assert status["errors"] == []
     (ws / "README.md").write_text("# App\n\nPrints hello.\n")
     ragls(env, "index", ws)

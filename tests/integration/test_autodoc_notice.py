@@ -5,6 +5,7 @@ to index, with a real index (manifest, BM25, LanceDB) and the offline model."""
 from __future__ import annotations
 
 from offline_index import indexed_folder
+from ragls.lsp.wire import to_wire_status
 from ragls.workspace.rag_workspace import RagWorkspace
 from ragls.workspace.status import workspace_status
 
@@ -16,10 +17,16 @@ PAGES = {
 
 
 def _notices(folder) -> list[str]:
+    """The autodoc notices of rag/status, each checked to be a note on the wire (noticeLevels "info": nothing fails,
+    so an editor's status item is not marked as a warning for it)."""
     ws = RagWorkspace([folder])
     try:
         ws.index()
-        return [n for n in workspace_status(ws).notices if "autodoc" in n]
+        wire = to_wire_status(workspace_status(ws))
+        assert len(wire["noticeLevels"]) == len(wire["notices"])
+        found = [(n, level) for n, level in zip(wire["notices"], wire["noticeLevels"]) if "autodoc" in n]
+        assert all(level == "info" for _, level in found), found
+        return [n for n, _ in found]
     finally:
         ws.close()
 

@@ -49,6 +49,29 @@ H.it("the server's status: the folder's notice, the ignored LLM settings and a n
   local joined = table.concat(status.notices, "\n")
   H.contains(joined, app .. ": no file here matches sources.include")
   H.contains(joined, "sufficiency_floor is an old name of retrieval.min_similarity")
+  -- each notice's level (docs/protocol.md noticeLevels): the folder's is a warning, the old setting name a note
+  H.eq(#status.notices, #status.noticeLevels, "one level per notice")
+  for i, n in ipairs(status.notices) do
+    H.eq(n:find(": no file here matches", 1, true) and "warning" or "info", status.noticeLevels[i], n)
+  end
+end)
+
+H.it("a folder's notice of level info (its autodoc pages) is a note under the folder, not a warning", function()
+  local status_view = require("ragls.status_view")
+  local info = vim.deepcopy(status)
+  local autodoc = "2 pages (api/web.rst, api/app.md) document Python APIs with autodoc directives: index the package"
+  table.insert(info.notices, app .. ": " .. autodoc)
+  table.insert(info.noticeLevels, "info")
+  local lines, marks = status_view.status_lines(info)
+  local at = vim.iter(ipairs(lines)):find(function(_, l) return l == "  note       " .. autodoc end)
+  H.ok(at, "a note row under the folder: " .. table.concat(lines, "\n"))
+  H.eq(nil, marks[at - 1], "not in the colour of warnings")
+  H.ok(vim.iter(ipairs(lines)):find(function(i, l) return vim.startswith(l, "  warning    no file") and i < at end),
+    "the folder's warning still a warning, above it")
+  -- from an older server (no noticeLevels) a notice led by a folder's path is a warning, as before
+  info.noticeLevels = nil
+  local old = status_view.status_lines(info)
+  H.ok(vim.tbl_contains(old, "  warning    " .. autodoc), "older server: " .. table.concat(old, "\n"))
 end)
 
 H.it(":RagStatus shows the warnings in their rows, in the colour of warnings, and the notes", function()

@@ -222,7 +222,7 @@ export function formatStatus(status: StatusResult): string[] {
   for (const w of warnings) {
     lines.push(`  warning: ${w.message}`);
   }
-  const { byFolder, notes } = splitNotices(status);
+  const { byFolder, notes, notesByFolder } = splitNotices(status);
   for (const f of status.folders) {
     lines.push(
       `  ${vscode.Uri.parse(f.uri).fsPath}: ${counted(f.files, 'file')}, ${counted(f.chunks, 'section')}, ${f.pending} queued, ` +
@@ -230,6 +230,9 @@ export function formatStatus(status: StatusResult): string[] {
     );
     for (const notice of byFolder.get(f.uri) ?? []) {
       lines.push(`    warning: ${notice}`);
+    }
+    for (const notice of notesByFolder.get(f.uri) ?? []) {
+      lines.push(`    note: ${notice}`);
     }
     for (const s of f.skipped) {
       lines.push(`    skipped ${s.path}: ${s.reason}`);

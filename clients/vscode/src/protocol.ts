@@ -188,6 +188,9 @@ export interface StatusResult {
   /** Lines that are not errors: "<folder>: ..." when that folder's index holds no file (what to set; a warning),
    * else notes (the index keeps the embedding model it was built with, an old setting name). */
   notices?: string[];
+  /** Newer servers: one per notice, in order: 'warning' when the user must act (a folder whose index holds no file),
+   * 'info' when nothing needs doing (also a folder's: its autodoc pages). Without it a folder-led notice is a warning. */
+  noticeLevels?: ('warning' | 'info')[];
   /** Tokens the embedding model reads per text. */
   embeddingMaxLength?: number;
 }

@@ -46,26 +46,31 @@ export function embeddingLabel(status: StatusResult): string {
 }
 
 /**
- * A rag/status's notices for people (docs/protocol.md, Clients): `byFolder` holds those led by a folder's path
+ * A rag/status's notices for people (docs/protocol.md, Clients): `byFolder` holds the warnings led by a folder's path
  * ("<folder>: no file here matches sources.include ...": that folder's index holds no file, and what to set), by
- * the folder's uri and without the path; `notes` the others (the index keeps the model it was built with, an old
- * setting name), which need nothing done.
+ * the folder's uri and without the path; `notesByFolder` the notes led by one (its pages that autodoc fills from
+ * docstrings), the same way; `notes` the others (the index keeps the model it was built with, an old setting name),
+ * which need nothing done. A notice is a warning when its `noticeLevels` entry says so; from an older server (no
+ * `noticeLevels`) when a folder's path leads it.
  */
-export function splitNotices(status: StatusResult): { byFolder: Map<string, string[]>; notes: string[] } {
+export function splitNotices(status: StatusResult): { byFolder: Map<string, string[]>; notes: string[]; notesByFolder: Map<string, string[]> } {
   const byFolder = new Map<string, string[]>();
+  const notesByFolder = new Map<string, string[]>();
   const notes: string[] = [];
   const folders = status.folders.map((f) => ({ uri: f.uri, path: vscode.Uri.parse(f.uri).fsPath }));
-  for (const notice of status.notices ?? []) {
+  (status.notices ?? []).forEach((notice, i) => {
     const owner = folders
       .filter((f) => notice.startsWith(`${f.path}: `))
       .sort((a, b) => b.path.length - a.path.length)[0];
     if (owner) {
-      byFolder.set(owner.uri, [...(byFolder.get(owner.uri) ?? []), notice.slice(owner.path.length + 2)]);
+      const level = status.noticeLevels?.[i];
+      const into = level === 'warning' || level === undefined ? byFolder : notesByFolder;
+      into.set(owner.uri, [...(into.get(owner.uri) ?? []), notice.slice(owner.path.length + 2)]);
     } else {
       notes.push(notice);
     }
-  }
-  return { byFolder, notes };
+  });
+  return { byFolder, notes, notesByFolder };
 }
 
 /**
@@ -112,9 +117,9 @@ export function answersLabel(status: StatusResult): string {
  * trusted (`generation.ignored`); then each folder's notice with its path. Empty when all is well.
  */
 export function statusWarnings(status: StatusResult): string[] {
-  const folderNotices = (status.notices ?? []).filter((n) =>
-    status.folders.some((f) => n.startsWith(`${vscode.Uri.parse(f.uri).fsPath}: `)),
-  );
+  const { byFolder } = splitNotices(status);
+  const folderNotices = status.folders.flatMap((f) =>
+    (byFolder.get(f.uri) ?? []).map((n) => `${vscode.Uri.parse(f.uri).fsPath}: ${n}`));
   const trust = splitErrors(status).warnings.map((e) => e.message);
   const ignored = status.generation.ignored && !trust.length ? [status.generation.ignored] : [];
   return [...trust, ...ignored, ...folderNotices];
@@ -317,7 +322,13 @@ export class StatusBar implements vscode.Disposable {
         paragraph(line);
       }
     }
-    for (const note of splitNotices(status).notes) {
+    const { notes, notesByFolder } = splitNotices(status);
+    for (const f of status.folders) { // a folder's notes (its autodoc pages): with its path, as the server words them
+      for (const note of notesByFolder.get(f.uri) ?? []) {
+        paragraph('$(info) ', `${vscode.Uri.parse(f.uri).fsPath}: ${note}`);
+      }
+    }
+    for (const note of notes) {
       paragraph('$(info) ', note);
     }
     const errors = splitErrors(status).errors;

@@ -306,6 +306,7 @@ def to_wire_status(status) -> dict:
         "errors": status.errors,
         "llmCalls": {"steps": getattr(status, "llm_calls", {})},
         "notices": list(getattr(status, "notices", [])),
+        "noticeLevels": list(getattr(status, "notice_levels", [])),
         **({"embeddingMaxLength": status.max_length} if getattr(status, "max_length", None) else {}),
     }
 

@@ -52,6 +52,9 @@ class Status:
     errors: list[dict[str, str]] = field(default_factory=list)
     llm_calls: dict[str, dict[str, int]] = field(default_factory=dict)  # this process's retrieval LLM calls
     notices: list[str] = field(default_factory=list)  # informational lines (RagWorkspace.notices), not errors
+    # One per notice, in order: "warning" when the user must act (a folder whose index holds no file), else "info"
+    # (the model an index keeps, an old setting name, a folder's autodoc pages); wire `noticeLevels`.
+    notice_levels: list[str] = field(default_factory=list)
     max_length: int | None = None  # tokens the embedding model reads per text (for the cold-embedding estimate)
     embedding_source: str = ""  # Embedder.source: "path", "cache", "download", "offline-fallback"; "" until loaded
     embedding_requested: str = ""  # the configured embedding.model
@@ -143,6 +146,7 @@ def workspace_status(ws) -> Status:
         model_name = ws.indexes[0].manifest.get_meta("vectors_model") or model_name
         max_length = int(ws.indexes[0].manifest.get_meta("vectors_max_length") or max_length)
     store = ws.teams[0].store_name() if ws.teams[0] is not None else first.store_name
+    notes, warnings, autodoc = list(ws.notices), empty_folder_notices(ws.indexes), autodoc_notices(ws.indexes)
     return Status(folders=folders, embedding_model=model_name, store=store,
                   fingerprint=fp, generation={"backend": backend, "model": model,
                                               **({"ignored": ignored} if ignored else {})},
@@ -152,6 +156,7 @@ def workspace_status(ws) -> Status:
                   + [{"path": path, "message": f"{path}: {why}", "severity": "warning"}
                      for idx in ws.indexes for path, why in idx.ignore_warnings],
                   llm_calls=wire_counts(LLM_COUNTER),
-                  notices=list(ws.notices) + empty_folder_notices(ws.indexes) + autodoc_notices(ws.indexes),
+                  notices=notes + warnings + autodoc,
+                  notice_levels=["info"] * len(notes) + ["warning"] * len(warnings) + ["info"] * len(autodoc),
                   max_length=max_length,
                   embedding_source=ws.embedder.source, embedding_requested=ws.settings.embedding.model)

@@ -180,7 +180,7 @@ function M.check()
   for _, e in ipairs(trust_warnings) do
     health.warn(status_view.error_line(e))
   end
-  local by_folder, others = status_view.split_notices(status)
+  local by_folder, others, notes_by_folder = status_view.split_notices(status)
   local label = status_view.embedding_label(status)
   if status.embeddingSource == "offline-fallback" then
     health.warn("embedding model: " .. label, {
@@ -203,6 +203,9 @@ function M.check()
     end
     for _, notice in ipairs(notices) do
       health.warn(("%s: %s"):format(where, notice))
+    end
+    for _, notice in ipairs(notes_by_folder[where] or {}) do
+      health.info(("%s: %s"):format(where, notice))
     end
     if folder.embeddingLoading == true then
       health.info(("%s: embedding %s"):format(where, require("ragls.status_view").vectors_phrase(folder)))

@@ -94,19 +94,23 @@ function M.vectors_phrase(folder)
   return nil
 end
 
---- rag/status `notices` sorted for people: those about one folder ("<folder>: no file here matches
+--- rag/status `notices` sorted for people: the warnings about one folder ("<folder>: no file here matches
 --- sources.include ...", docs/protocol.md), which need the user to act, by that folder's path and without it; the
---- others (e.g. the index keeps the model it was built with: nothing to do) as they are.
+--- others (e.g. the index keeps the model it was built with: nothing to do) as they are; the notes about one folder
+--- (its pages that autodoc fills from docstrings) by its path. A notice is a warning when its `noticeLevels` entry
+--- says "warning"; from an older server (no `noticeLevels`) when a folder's path leads it.
 ---@param status table rag/status result
----@return table<string, string[]> by_folder  folder path -> its notices
+---@return table<string, string[]> by_folder  folder path -> its warnings
 ---@return string[] others
+---@return table<string, string[]> notes_by_folder  folder path -> its notes
 function M.split_notices(status)
-  local by_folder, others = {}, {}
+  local by_folder, others, notes_by_folder = {}, {}, {}
   local paths = {}
   for _, folder in ipairs(status.folders or {}) do
     table.insert(paths, vim.uri_to_fname(folder.uri))
   end
-  for _, notice in ipairs(nonnil(status.notices) or {}) do
+  local levels = type(nonnil(status.noticeLevels)) == "table" and status.noticeLevels or {}
+  for i, notice in ipairs(nonnil(status.notices) or {}) do
     notice = tostring(notice)
     local owner
     for _, path in ipairs(paths) do
@@ -114,14 +118,17 @@ function M.split_notices(status)
         owner = path
       end
     end
+    local level = nonnil(levels[i])
+    local warning = level == "warning" or (level == nil and owner ~= nil)
     if owner then
-      by_folder[owner] = by_folder[owner] or {}
-      table.insert(by_folder[owner], notice:sub(#owner + 3))
+      local into = warning and by_folder or notes_by_folder
+      into[owner] = into[owner] or {}
+      table.insert(into[owner], notice:sub(#owner + 3))
     else
       table.insert(others, notice)
     end
   end
-  return by_folder, others
+  return by_folder, others, notes_by_folder
 end
 
 --- rag/status `errors` split by their `severity` (docs/protocol.md, Clients): `warnings` need the user to decide
@@ -205,7 +212,7 @@ function M.status_lines(status)
     mark("DiagnosticWarn")
   end
   table.insert(lines, ("Store      %s"):format(tostring(nonnil(status.store) or "?")))
-  local by_folder, others = M.split_notices(status)
+  local by_folder, others, notes_by_folder = M.split_notices(status)
   for _, folder in ipairs(status.folders or {}) do
     table.insert(lines, "")
     local path = vim.uri_to_fname(folder.uri)
@@ -215,6 +222,9 @@ function M.status_lines(status)
     for _, notice in ipairs(by_folder[path] or {}) do
       table.insert(lines, "  warning    " .. one_line(notice))
       mark("DiagnosticWarn")
+    end
+    for _, notice in ipairs(notes_by_folder[path] or {}) do -- nothing to act on now (its autodoc pages)
+      table.insert(lines, "  note       " .. one_line(notice))
     end
     if (folder.pending or 0) > 0 then
       table.insert(lines, ("  queued     %d file%s"):format(folder.pending, folder.pending == 1 and "" or "s"))

@@ -37,6 +37,7 @@ editorSuite(() => {
       const notice = status.notices!.find((n) => n.startsWith(lead))!;
       assert.ok(notice.includes('add their globs to sources.include'), notice);
       assert.deepEqual(statusWarnings(status), [notice]);
+      assert.equal(status.noticeLevels?.[status.notices!.indexOf(notice)], 'warning'); // docs/protocol.md noticeLevels
       // Show Status's message says it in short, the folder by its name; the output channel has it whole
       assert.equal(shortWarning(notice, status), 'app: no file here matches sources.include');
       assert.equal(shortWarning('/x/ragls.toml is not trusted, so these settings were ignored: generation.backend; trust it', status),
@@ -103,6 +104,18 @@ editorSuite(() => {
         generation: { backend: 'none', model: null },
       };
       assert.deepEqual(statusWarnings(old), []);
+      // A folder's notice of level 'info' (its pages that autodoc fills from docstrings: flask's docs) is a note
+      // under the folder: the status bar item stays plain (it was yellow); from an older server it is a warning.
+      const autodoc = `${app}: 2 pages (api/web.rst, api/app.md) document Python APIs with autodoc directives`;
+      const info: StatusResult = { ...old, notices: [autodoc], noticeLevels: ['info'] };
+      assert.deepEqual(statusWarnings(info), []);
+      assert.ok(formatStatus(info).includes(`    note: ${autodoc.slice(app.length + 2)}`), formatStatus(info).join('\n'));
+      api.status.showStatus(info);
+      assert.match(api.status.text, /^\$\(book\) ragls: /);
+      assert.equal(api.status.item.backgroundColor, undefined);
+      const infoTip = (api.status.item.tooltip as vscode.MarkdownString).value;
+      assert.ok(infoTip.includes(`$(info) ${markdownText(autodoc)}`) && !infoTip.includes('warning'), infoTip);
+      assert.deepEqual(statusWarnings({ ...info, noticeLevels: undefined }), [autodoc]);
       api.status.showStatus(old);
       assert.match(api.status.text, /^\$\(book\) ragls: 4 files · \d+ sections$/);
       assert.equal(api.status.item.backgroundColor, undefined);
