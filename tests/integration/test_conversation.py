@@ -20,6 +20,7 @@ from ragls.answer.conversation import (
 )
 from ragls.answer.template import render_prompt
 from ragls.core.ir import Chunk, Hit
+from ragls.lsp.wire import to_wire_answer
 from ragls.retrieval.query import CONTEXT_WEIGHT
 
 pytestmark = pytest.mark.usefixtures("ask_key")
@@ -95,6 +96,9 @@ def test_without_an_llm_the_rule_carries_the_previous_key_terms():
     assert searched.word_weights == dict.fromkeys(("borrow", "checker", "treat", "references"), CONTEXT_WEIGHT)
     assert 0 < CONTEXT_WEIGHT < 1
     assert answer.retrieval_query == query
+    # the borrowed words apart (rag/ask retrievalContext), as the user wrote them: clients show them beside the question
+    assert answer.retrieval_context == "borrow checker treat references"
+    assert to_wire_answer(answer)["retrievalContext"] == "borrow checker treat references"
     assert carry_terms("tests?", []) == "tests?"
     # Only a follow-up that refers back carries terms: a question on a new topic is searched as it is.
     earlier = [Turn("How do I enable the frobnicator?", "Set frob = true [1].")]
@@ -117,6 +121,7 @@ def test_without_an_llm_the_rule_carries_the_previous_key_terms():
     # No history: the question is searched as it is and no retrievalQuery is reported.
     plain = ask("ownership rules", settings=s, retrieve=retriever)
     assert retriever.calls[-1][0] == "ownership rules" and plain.retrieval_query is None
+    assert plain.retrieval_context is None and "retrievalContext" not in to_wire_answer(plain)
 
 
 def test_a_failing_rewrite_falls_back_to_the_rule(llm_server):

@@ -69,6 +69,11 @@ H.it("<CR> on a line without a citation asks a follow-up with the history; both 
   H.eq({ "## How long is the frobnicator timeout?", "## and how do I change it?" }, headings(), "two turns")
   local lines = vim.api.nvim_buf_get_lines(chat.thread.buf, 0, -1, false)
   H.ok(vim.tbl_contains(lines, "_searched: how to change the frobnicator timeout_"), "what was searched is shown")
+  -- without an LLM the server appends the earlier question's words (retrievalContext): shown apart, not appended
+  local searched = require("ragls.answer_text").searched_line
+  H.eq("_searched with words from earlier: frobnicator timeout_", searched("and how do I change it?",
+    { retrievalQuery = "and how do I change it? frobnicator timeout", retrievalContext = "frobnicator timeout" }))
+  H.eq("", searched("How long is it?", { retrievalQuery = "How long is it?" }), "searched as asked: no line")
   H.eq({
     { role = "user", content = "How long is the frobnicator timeout?" },
     { role = "assistant", content = "The frobnicator timeout defaults to 42 seconds [1]." },

@@ -108,6 +108,9 @@ export interface AskResult {
   elapsedMs: number;
   /** A follow-up's standalone query, as searched (only with `history`). */
   retrievalQuery?: string;
+  /** Newer servers: the words from earlier questions a follow-up was searched with (without an LLM: appended to it in
+   * `retrievalQuery`, weighing less than its own); shown apart from the question. */
+  retrievalContext?: string;
   /** Answered from the answer cache (`generation.cache`), without an LLM call. */
   cached?: true;
   /** The LLM failed: `answer` is the extractive answer over `sources`. */

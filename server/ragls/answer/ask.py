@@ -149,6 +149,7 @@ def ask(
         return Answer(text=text, sources=sources, citations=citations, model=model, abstained=is_abstained,
                       elapsed_ms=(time.perf_counter() - t0) * 1000,
                       retrieval_query=query if conv.messages else None,
+                      retrieval_context=conv.borrowed or None,
                       cached=cached, error=error)
 
     if not extra_hits and not index_relevant:

@@ -258,6 +258,9 @@ class Conversation:
     # The analysed query searched when the rule borrowed words (`borrowed_terms`): they weigh less than the
     # follow-up's own (`retrieval.query.analyse` with `context`). None: `retrieval_query` is searched as it is.
     search: Query | None = None
+    # Those borrowed words as the user wrote them ("register blueprint URL prefix"), "" when none: `retrieval_query`
+    # is then the follow-up followed by them, which clients show apart (rag/ask `retrievalContext`).
+    borrowed: str = ""
 
 
 def prepare(question: str, history: list[dict] | None, *, chat=None, memory_max_turns: int = 20,
@@ -271,7 +274,7 @@ def prepare(question: str, history: list[dict] | None, *, chat=None, memory_max_
     turns = to_turns(history)
     if not turns:
         return Conversation(question, [])
-    search = None
+    search, borrowed = None, ""
     if rewrite is not None:
         query = rewrite(question, turns)
     elif (query := model_rewrite(question, turns, chat, cancel)) is None:
@@ -298,4 +301,4 @@ def prepare(question: str, history: list[dict] | None, *, chat=None, memory_max_
         fixed.append(m)
     if fixed and fixed[-1]["role"] == "user":
         fixed.append({"role": "assistant", "content": "(no answer)"})
-    return Conversation(query, fixed, summary, search)
+    return Conversation(query, fixed, summary, search, borrowed if search is not None else "")

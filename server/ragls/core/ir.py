@@ -181,6 +181,8 @@ class Answer:
     abstained: bool = False
     elapsed_ms: float = 0.0
     retrieval_query: str | None = None  # the standalone query searched for a follow-up (None without history)
+    # the earlier turns' words `retrieval_query` added to the follow-up (answer/conversation.borrowed_terms), if any
+    retrieval_context: str | None = None
     cached: bool = False  # answered from the answer cache, without an LLM call
     error: str | None = None  # the LLM failed: `text` is then the extractive answer over `sources`
     llm_calls: object = None  # retrieval's LLM calls for this answer (llm/costs.LLMCallCounter), None: none

@@ -236,7 +236,7 @@ def to_wire_query(result, explain: bool = False) -> dict:
 
 
 def to_wire_answer(answer: Answer) -> dict:
-    """The `rag/ask` result; `retrievalQuery` (follow-ups), `cached` (true only), `error` ({message}, the LLM
+    """The `rag/ask` result; `retrievalQuery` and `retrievalContext` (follow-ups), `cached` (true only), `error` ({message}, the LLM
     failed and `answer` is extractive) and `label` (the extractive answer's first line, `extractive.plain_label`)
     are present only when they apply."""
     out = {
@@ -250,6 +250,8 @@ def to_wire_answer(answer: Answer) -> dict:
     }
     if answer.retrieval_query is not None:
         out["retrievalQuery"] = answer.retrieval_query
+    if getattr(answer, "retrieval_context", None):
+        out["retrievalContext"] = answer.retrieval_context  # the earlier turns' words the follow-up was searched with
     if answer.cached:
         out["cached"] = True
     if answer.error is not None:

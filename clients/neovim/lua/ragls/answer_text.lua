@@ -568,4 +568,22 @@ M.ANSWER_KEYS = {
   "q              close",
 }
 
+--- What a turn's question was searched as, under its heading, "" when as asked: the words a follow-up took from the
+--- earlier questions ("_searched with words from earlier: register blueprint URL prefix_", rag/ask
+--- `retrievalContext`: appended to the question they read as part of it), else the query an LLM rewrote it into
+--- ("_searched: how to change the frobnicator timeout_", `retrievalQuery`).
+---@param question string
+---@param result? table rag/ask result
+---@return string
+function M.searched_line(question, result)
+  local r = result or {}
+  if type(r.retrievalContext) == "string" and r.retrievalContext ~= "" then
+    return "_searched with words from earlier: " .. one_line(r.retrievalContext) .. "_"
+  end
+  if type(r.retrievalQuery) == "string" and r.retrievalQuery ~= question then
+    return "_searched: " .. one_line(r.retrievalQuery) .. "_"
+  end
+  return ""
+end
+
 return M

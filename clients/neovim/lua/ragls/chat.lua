@@ -90,8 +90,9 @@ function M.render_lines()
     table.insert(lines, "## " .. turn.question)
     heading_line[i] = #lines
     local r = turn.result
-    if r and r.retrievalQuery and r.retrievalQuery ~= turn.question then
-      table.insert(lines, "_searched: " .. r.retrievalQuery .. "_")
+    local searched = answer_text.searched_line(turn.question, r) -- "" when searched as asked
+    if searched ~= "" then
+      table.insert(lines, searched)
     end
     table.insert(lines, "")
     if r then

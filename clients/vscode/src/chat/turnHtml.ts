@@ -47,7 +47,11 @@ export function turnHtml(turn: ChatTurn, ctx: TurnHtmlContext): string {
   const sources = r?.sources ?? [];
   const known = new Set(sources.map((s) => s.n));
   const parts = [`<section class="turn" data-turn="${turn.requestId}">`, `<h3 class="question">${escapeHtml(turn.shown)}</h3>`];
-  if (r?.retrievalQuery && r.retrievalQuery !== turn.question) {
+  // What the question was searched as: the words a follow-up took from earlier questions (`retrievalContext`; appended
+  // to it, they read as part of it: "and how do I remove it? register blueprint URL prefix"), else an LLM's rewrite.
+  if (r?.retrievalContext) {
+    parts.push(`<p class="meta">searched with words from earlier: ${escapeHtml(r.retrievalContext)}</p>`);
+  } else if (r?.retrievalQuery && r.retrievalQuery !== turn.question) {
     parts.push(`<p class="meta">searched: ${escapeHtml(r.retrievalQuery)}</p>`);
   }
   if (turn.status === 'waiting') {

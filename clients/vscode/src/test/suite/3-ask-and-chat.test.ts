@@ -352,7 +352,10 @@ editorSuite(() => {
     const c = await api.chat.ask('and how do I check which version of it is running?');
     assert.ok(c, 'the follow-up returned nothing');
     assert.ok(c.retrievalQuery && c.retrievalQuery.startsWith('and how do I check which version of it is running?'), c.retrievalQuery);
-    assert.ok(api.chat.html.includes('searched: '), api.chat.html);
+    // the words it took from the earlier question shown apart, not appended to it ("... running? ragls server")
+    assert.ok(c.retrievalContext && c.retrievalQuery.endsWith(c.retrievalContext), `${c.retrievalQuery} / ${c.retrievalContext}`);
+    assert.ok(api.chat.html.includes(`<p class="meta">searched with words from earlier: ${c.retrievalContext}</p>`), api.chat.html);
+    assert.ok(!api.chat.html.includes('searched: '), api.chat.html);
 
     // A citation of the second turn opens its own source.
     const editor = await api.chat.openSource(t2.requestId, 1);
