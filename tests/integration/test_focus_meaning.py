@@ -126,6 +126,10 @@ def test_the_first_hits_are_ordered_by_their_best_sentence_too(workspace):
     assert [f.key for f in out] == ["certs", "timeouts", "timeouts again"]
     assert out[0].score == pytest.approx(0.8 + best) and out[0].contributions["sentence"] == pytest.approx(best)
     assert out[2].score == pytest.approx(0.85 + other)
+    # the question turned around (-query): every best sentence points away from it and adds nothing, so a fused score
+    # stays positive (the clients' relevance shares are read from the scores)
+    away = sentence_rerank([Fused("timeouts", 0.02), Fused("certs", 0.01)], pages, known, -query, 1.0)
+    assert [(f.key, f.score) for f in away] == [("timeouts", 0.02), ("certs", 0.01)]
     unmoved = [Fused("timeouts", 0.9), Fused("certs", 0.8)]
     assert sentence_rerank(unmoved, {"timeouts": timeouts, "certs": certs}, lambda texts: None, query, 1.0) is unmoved
 

@@ -62,7 +62,8 @@ def sentence_rerank(fused: list, chunks: dict, embed: Callable[[list[str]], Any]
     """`fused` (`fuse.Fused`, convex scores, best first) with each of its first `head` entries raised by `weight` x
     the best sentence cosine (`best_sentence_cosines`) of its page's chunks among them (`chunks[key]` is the entry's
     chunk, `Chunk.document` its page) and those entries re-sorted by the new score (ties keep their order, so a page's
-    chunks keep theirs); the raise is the contribution "sentence". Entries below the head are unchanged. Returns
+    chunks keep theirs); the raise is the contribution "sentence", none for a cosine <= 0 (a fused score stays
+    positive: relevance shares, `fuse.relevance_shares`, are read from it). Entries below the head are unchanged. Returns
     `fused` itself when `weight` <= 0, without `embed` or `query_vector`, when an entry of the head has no chunk, or
     when a sentence's vector is not at hand."""
     if weight <= 0 or embed is None or query_vector is None or len(fused) < 2:
@@ -80,7 +81,7 @@ def sentence_rerank(fused: list, chunks: dict, embed: Callable[[list[str]], Any]
             best[page] = cos
     for f in top:
         cos = best.get(chunks[f.key].document)
-        if cos is not None:
+        if cos is not None and cos > 0:  # a sentence pointing away from the question adds nothing (scores stay >= 0)
             f.contributions["sentence"] = weight * cos
             f.score += weight * cos
     order = {id(f): i for i, f in enumerate(top)}
