@@ -4,12 +4,14 @@ the tool; used by the workspace indexer and by ephemeral documents."""
 from __future__ import annotations
 
 import json
+import os
 import sys
 
 import pytest
 from ragls.core.errors import RequestFailed
 from ragls.sources.convert import load_source
 from ragls.sources.ephemeral import load_documents
+from ragls.sources.load import OUTSIDE_LINK
 
 TOOL = """import json, sys
 open(sys.argv[1], "w").write(json.dumps(sys.argv[2:]))
@@ -47,7 +49,8 @@ def test_hostile_path_reaches_the_tool_as_one_argument(setup):
     command = f"{sys.executable} '{tool}' '{tmp_path}/argv.json' $1"
     doc = load_source(docs, HOSTILE, 10_000, {"note": command})
     assert doc.text == "CONVERTED HELLO LOADER\n\n"
-    assert _argv(tmp_path) == [str(docs / HOSTILE)]  # exactly one argument, verbatim
+    [arg] = _argv(tmp_path)  # exactly one argument: the private copy of the checked bytes, under the file's name
+    assert os.path.basename(arg) == HOSTILE and not arg.startswith(str(docs)) and not os.path.exists(arg)
     assert not list(tmp_path.rglob("PWNED*")) and not list(docs.parent.parent.glob("PWNED*"))
 
 
@@ -56,7 +59,7 @@ def test_output_file_placeholder(setup):
     (docs / "plain.note").write_text("abc\n")
     doc = load_source(docs, "plain.note", 10_000, {"note": f"{sys.executable} '{tool}' '{tmp_path}/argv.json' $1 $2"})
     args = _argv(tmp_path)
-    assert args[0] == str(docs / "plain.note") and args[1].endswith("output.txt")
+    assert args[0].endswith("/plain.note") and args[1].endswith("output.txt")
     assert doc.text == "CONVERTED ABC\n"
 
 
@@ -85,6 +88,33 @@ def test_ephemeral_documents_use_loaders(setup):
     loaders = {"shout": f"{sys.executable} '{tool}' '{tmp_path}/argv.json' $1"}
     [doc] = load_documents([f"shout:{HOSTILE}"], docs, loaders=loaders)
     assert doc.text.startswith("CONVERTED HELLO LOADER")
-    assert _argv(tmp_path) == [str(docs / HOSTILE)]
+    assert [os.path.basename(a) for a in _argv(tmp_path)] == [HOSTILE]
     with pytest.raises(RequestFailed, match="no-such-converter-xyz"):
         load_documents([f"bad:{HOSTILE}"], docs, loaders={"bad": "no-such-converter-xyz $1"})
+
+
+SWAP_THEN_READ = """import os, sys
+# A racing local process: the checked file's name is swapped for a link out of the folder, then the loader reads $1.
+os.unlink(sys.argv[1]); os.symlink(sys.argv[2], sys.argv[1])
+print("LOADED " + open(sys.argv[3], encoding="utf-8").read())
+"""
+
+
+def test_a_loader_reads_the_bytes_that_were_checked_not_a_name_swapped_since(tmp_path):
+    # ragls checks a file (regular, inside the folder as opened) and then runs the loader: the loader must convert
+    # those bytes, not open the name again after a swap for a link out of the folder (`~/.ssh/id_rsa`).
+    tool = tmp_path / "swap.py"
+    tool.write_text(SWAP_THEN_READ)
+    secret = tmp_path / "outside" / "id_rsa"
+    secret.parent.mkdir()
+    secret.write_text("xylophonequark private key\n")
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "notes.note").write_text("the heron waits by the weir\n")
+    command = f"{sys.executable} '{tool}' '{docs / 'notes.note'}' '{secret}' $1"
+    doc = load_source(docs, "notes.note", 10_000, {"note": command}, confined=True)
+    assert doc.text == "LOADED the heron waits by the weir\n\n"
+    assert (docs / "notes.note").is_symlink()  # the swap did happen, after the check
+    # a name that already is a link out when ragls reads it is refused before any loader runs, as plain text is
+    again = load_source(docs, "notes.note", 10_000, {"note": f"{sys.executable} -c 'print(1)' $1"}, confined=True)
+    assert again.reason == OUTSIDE_LINK

@@ -300,14 +300,15 @@ def load_source(folder: Path, rel_path: str, max_file_bytes: int, loaders: dict[
     `loaders` (`[document_loaders]`) runs first; then the built-in converters (PDF, DOCX, HTML; a PDF within
     `timeout_s` too); anything else is read as text. Sizes are checked against `max_file_bytes` (`sources.max_file_bytes`) before converting.
     `confined`: the file read must lie inside `folder` as it is opened (`load.read_bytes`: a name swapped for a link
-    out of the folder after the walk listed it is skipped with `OUTSIDE_LINK`); a loader's input is not checked."""
+    out of the folder after the walk listed it is skipped with `OUTSIDE_LINK`). Every converter, built in or
+    configured, converts the bytes `read_bytes` checked, never the name again (`loaders.load_with`)."""
     ext = extension(rel_path)
     loaders = loaders or {}
     name = loader or (ext if ext in loaders else None)
     if name is not None and name in loaders:
         from ragls.sources.loaders import load_with
 
-        return load_with(name, loaders[name], folder, rel_path, max_file_bytes, timeout_s)
+        return load_with(name, loaders[name], folder, rel_path, max_file_bytes, timeout_s, confined)
     if name is not None and name not in ("pdf", "docx", "html"):
         return Skipped(rel_path, f"unknown document loader {name!r} (configure it in [document_loaders])")
     if ext not in CONVERTED_EXTENSIONS and name is None:

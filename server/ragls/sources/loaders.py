@@ -11,7 +11,10 @@ any loader can be picked explicitly with a `name:` prefix on a RAG source or a `
 
 The command is split into an argv list with `shlex` first, and `$1` / `$2` are then replaced inside the argv
 items, so a file name is always one argument and is never seen by a shell: `;`, spaces, `$(…)` and backticks in
-a path cannot run anything. The command runs with a timeout and its output is capped; a missing tool, a non-zero
+a path cannot run anything. A workspace file reaches the command as a private copy of the bytes ragls read and
+checked (`load.read_bytes`: a regular file, inside the folder as opened, within `sources.max_file_bytes`), under
+the file's own name, never as the folder's path: a name swapped for a link out of the folder after the check is not
+what the command reads. The command runs with a timeout and its output is capped; a missing tool, a non-zero
 exit, a timeout or an oversized output is a `Skipped` entry naming the loader and the tool.
 """
 
@@ -26,7 +29,8 @@ from pathlib import Path
 from ragls.core.errors import Skipped
 from ragls.core.hashing import content_hash
 from ragls.core.ir import Document
-from ragls.sources.load import decode_bytes, os_error_skip
+from ragls.core.uris import key_path
+from ragls.sources.load import decode_bytes, read_bytes
 
 DEFAULT_TIMEOUT_S = 120.0
 
@@ -47,10 +51,15 @@ def loader_argv(command: str, source: str, output: str | None = None) -> list[st
     return [a.replace("$1", source).replace("$2", output or "") for a in argv]
 
 
-def run_loader(name: str, command: str, source: str, *, cwd: Path | None = None,
+def run_loader(name: str, command: str, source: str, *, data: bytes | None = None, cwd: Path | None = None,
                timeout_s: float = DEFAULT_TIMEOUT_S, max_output_bytes: int = 2_000_000) -> str:
-    """Run loader `name` (`command`, see `loader_argv`) on `source` (a path or URL) without a shell; return its
-    text (the `$2` file when the command names one, else stdout; decoded as in `load.decode_bytes`).
+    """Run loader `name` (`command`, see `loader_argv`) on `source` (a URL, or with `data` a file's name) without a
+    shell; return its text (the `$2` file when the command names one, else stdout; decoded as in
+    `load.decode_bytes`).
+
+    `data`: the file's bytes as ragls read and checked them; they are written to a private temporary file named
+    like `source` (its extension tells tools such as pandoc the format) and `$1` is that file, so the command never
+    opens the name `source` itself.
 
     Output goes to a temporary file, so memory stays bounded; more than `max_output_bytes` is an error. Raises
     LoaderError naming the loader and its tool for: a missing or non-executable tool, a non-zero exit (with the
@@ -58,6 +67,11 @@ def run_loader(name: str, command: str, source: str, *, cwd: Path | None = None,
     uses_output = "$2" in command
     with tempfile.TemporaryDirectory(prefix="ragls-loader-") as tmp:
         out_path = os.path.join(tmp, "output.txt") if uses_output else None
+        if data is not None:
+            os.mkdir(os.path.join(tmp, "input"))
+            source = os.path.join(tmp, "input", os.path.basename(source) or "input")
+            with open(source, "wb") as fh:
+                fh.write(data)
         argv = loader_argv(command, source, out_path)
         tool = argv[0]
         label = f"document loader {name!r} ({tool})"
@@ -92,19 +106,18 @@ def run_loader(name: str, command: str, source: str, *, cwd: Path | None = None,
 
 
 def load_with(name: str, command: str, folder: Path, rel_path: str, max_file_bytes: int,
-              timeout_s: float = DEFAULT_TIMEOUT_S) -> Document | Skipped:
+              timeout_s: float = DEFAULT_TIMEOUT_S, confined: bool = False) -> Document | Skipped:
     """A file (`folder / rel_path`, within `max_file_bytes`) through loader `name` → Document (kind "text"),
-    or Skipped with the loader's error. `content_hash` covers the input bytes and the command, so changing either re-indexes the file."""
-    path = Path(folder) / rel_path
+    or Skipped with the reason (`load.read_bytes`'s, or the loader's error). The command reads the bytes
+    `read_bytes` checked (`run_loader`'s `data`); with `confined`, a file that lies outside `folder` as it is
+    opened is skipped with `OUTSIDE_LINK`, as `load.load_file` skips it. `content_hash` covers the input bytes and
+    the command, so changing either re-indexes the file."""
+    raw = read_bytes(Path(folder) / key_path(rel_path), rel_path, max_file_bytes, folder if confined else None)
+    if isinstance(raw, Skipped):
+        return raw
+    data, mtime_ns = raw
     try:
-        st = os.stat(path)
-        if st.st_size > max_file_bytes:
-            return Skipped(rel_path, f"too large ({st.st_size} bytes > max_file_bytes {max_file_bytes})")
-        data = path.read_bytes()
-    except OSError as exc:
-        return os_error_skip(rel_path, exc)
-    try:
-        text = run_loader(name, command, str(path), cwd=Path(folder), timeout_s=timeout_s,
+        text = run_loader(name, command, key_path(rel_path), data=data, cwd=Path(folder), timeout_s=timeout_s,
                           max_output_bytes=max_file_bytes)
     except LoaderError as exc:
         return Skipped(rel_path, str(exc))
@@ -112,7 +125,7 @@ def load_with(name: str, command: str, folder: Path, rel_path: str, max_file_byt
         return Skipped(rel_path, f"document loader {name!r} produced no text")
     digest = content_hash(data + b"\0" + command.encode("utf-8"))
     return Document(folder=str(folder), path=rel_path, text=text, content_hash=digest, kind="text", size=len(data),
-                    mtime_ns=st.st_mtime_ns)
+                    mtime_ns=mtime_ns)
 
 
 def load_source_with(name: str, command: str, source: str, max_bytes: int,
