@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from clikit import ragls
 from lspkit import server_env
-from ragls.cli.app import build_parser
+from ragls.cli.parser import build_parser
 
 MINILM = "sentence-transformers/all-MiniLM-L6-v2"
 DEFAULT = "BAAI/bge-small-en-v1.5"

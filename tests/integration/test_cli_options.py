@@ -13,9 +13,10 @@ import re
 
 import pytest
 from ragls.cli import app as cli
+from ragls.cli import parser as cli_parser
 
 #: Values for options whose value is checked (anything else gets a plain word).
-VALUES = {int: "3", float: "0.5", cli.top_k_arg: "3"}  # top_k_arg: --top-k, an int checked 1..MAX_TOP_K
+VALUES = {int: "3", float: "0.5", cli_parser.top_k_arg: "3"}  # top_k_arg: --top-k, an int checked 1..MAX_TOP_K
 
 
 def leaf_parsers(parser: argparse.ArgumentParser, prefix: tuple[str, ...] = ()):
@@ -41,7 +42,7 @@ def positional_words(action: argparse.Action) -> list[str]:
     return [f"p-{action.dest}-{i}" for i in range(count)]
 
 
-COMMANDS = list(leaf_parsers(cli.build_parser()))
+COMMANDS = list(leaf_parsers(cli_parser.build_parser()))
 
 
 def test_every_command_is_covered():
@@ -58,7 +59,7 @@ def test_options_parse_the_same_anywhere(words, parser):
         a, (argparse._HelpAction, argparse._VersionAction))]
     pos = [w for a in positionals for w in positional_words(a)]
     opts = [w for a in options for w in option_words(a)]
-    top = cli.build_parser()
+    top = cli_parser.build_parser()
     first = vars(top.parse_args([*words, *opts, *pos]))
     if not pos:
         assert vars(top.parse_args([*words, *opts])) == first
