@@ -179,6 +179,20 @@ H.it("snacks.nvim picker (real): the preview's cursor is on the cited line; conf
   title = type(title) == "table" and vim.iter(title):map(function(c) return c[1] end):join("") or title
   H.ok(title:find(ui.source_location(picker:current().chunk.source), 1, true), "titled path:lines: " .. title)
   H.ok(title:find("guide/frobnicator.md:", 1, true), "the best result's path:lines: " .. title)
+  -- the cited lines in one colour, as telescope and fzf-lua show them: snacks lit its cursor line (the first) as
+  -- Visual and the others as Search
+  local chunk = picker:current().chunk
+  local first = (chunk.source.focusRange or chunk.source.range).start.line + 1
+  local last = (chunk.source.focusRange or chunk.source.range)["end"].line + 1
+  H.ok(last > first, "the best result cites several lines")
+  local attrs = H.with_ui(function()
+    vim.cmd("redraw")
+    return vim.tbl_map(function(lnum)
+      local at = vim.fn.screenpos(win, lnum, 1)
+      return vim.fn.screenattr(at.row, at.col)
+    end, { first, last })
+  end)
+  H.eq(attrs[1], attrs[2], ("lines %d and %d lit alike"):format(first, last))
   H.screenshot("snacks-preview")
   picker:action("confirm")
   H.wait_for(function() return vim.uv.fs_realpath(vim.api.nvim_buf_get_name(0)) == best_file end, 10000, "opened")

@@ -27,6 +27,21 @@ function M.snacks_item(i, chunk)
     preview_title = ui.source_location(chunk.source) }
 end
 
+--- The cited lines of snacks' preview window `win` in one colour, its cursor line's, as telescope and fzf-lua light
+--- them: snacks draws its cursor line (the first cited line) as `SnacksPickerPreviewCursorLine` (Visual) and the
+--- rest of `pos`..`end_pos` as `SnacksPickerSearch` (Search), two colours for one passage. Only in this window
+--- ('winhighlight'); called at each preview, as snacks sets the window's 'winhighlight' again when its layout changes.
+---@param win integer
+function M.one_colour(win)
+  if not (win and vim.api.nvim_win_is_valid(win)) then
+    return
+  end
+  local hl = vim.wo[win].winhighlight
+  if not hl:find("SnacksPickerSearch:", 1, true) then
+    vim.wo[win].winhighlight = (hl == "" and "" or hl .. ",") .. "SnacksPickerSearch:SnacksPickerPreviewCursorLine"
+  end
+end
+
 --- snacks.nvim picker: live (re-queried as you type), file preview at the chunk.
 ---@param text string
 ---@return { prompt: fun(): string|nil, refresh: fun() } handle  as telescope's
@@ -84,7 +99,9 @@ function M.pick(text)
         local source = vim.tbl_extend("force", item.chunk.source, { bufnr = text_buf })
         item.buf, item.pos, item.end_pos = text_buf, { jump.source_start(source) }, { jump.source_end(source) }
       end
-      return Snacks.picker.preview.preview(ctx)
+      local shown = Snacks.picker.preview.preview(ctx)
+      M.one_colour(ctx.win)
+      return shown
     end,
     confirm = open,
     actions = {
