@@ -156,3 +156,24 @@ def test_a_command_without_a_folder_in_the_home_directory_says_how_to_give_one(t
         cli.main(argv)
     err = capsys.readouterr().err
     assert exited.value.code == 2 and f"(or give the folder: {example})" in err, err
+
+
+def test_a_question_that_starts_with_a_dash_is_text(folder, capsys):
+    """`ragls query F "-heron"` was "argument -h/--help: ignored explicit argument 'eron'" (argparse read `-h`
+    with a value): a word starting with "-" that is no option of the command is its text, options after it still
+    count; a word that may be a mistyped short option (`-x`) is an error saying where such a text goes."""
+    assert cli.main(["query", str(folder), "-how does the walrus bask", "--json", "--no-server", "--top-k", "1"]) == 0
+    wire = json.loads(capsys.readouterr().out)
+    assert wire["query"] == "-how does the walrus bask" and [c["source"]["path"] for c in wire["chunks"]] == ["guide.md"]
+    top = cli_parser.build_parser()
+    asked = top.parse_args(["ask", str(folder), "-heron?", "--top-k", "2", "--file=-notes.md"])
+    assert (asked.question, asked.top_k, asked.file) == ("-heron?", 2, ["-notes.md"])
+    with pytest.raises(SystemExit):  # an option's value is never taken for the question (`--file=-notes.md` is)
+        top.parse_args(["ask", str(folder), "--file", "-notes.md", "heron?"])
+    assert "argument --file: expected one argument" in capsys.readouterr().err
+    assert top.parse_args(["query", str(folder), "--", "-heron"]).text == "-heron"  # `--` as before
+    with pytest.raises(SystemExit) as exc:
+        cli.main(["query", str(folder), "-x"])
+    assert exc.value.code == 2
+    assert capsys.readouterr().err.strip().endswith(
+        "unrecognized arguments: -x; a text that starts with '-' goes after '--' (ragls query FOLDER -- -x)")

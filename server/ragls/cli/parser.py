@@ -6,6 +6,7 @@ come anywhere among the positionals (`IntermixedParser`), and the errors argpars
 from __future__ import annotations
 
 import argparse
+import shlex
 
 from ragls import __version__
 from ragls.core.ir import MAX_TOP_K
@@ -16,18 +17,43 @@ class IntermixedParser(argparse.ArgumentParser):
     """An ArgumentParser whose options may come anywhere among the positionals (`ragls query PATH --rag NAME
     "question"`): `parse_known_intermixed_args` for every parser without sub-commands (argparse refuses those);
     a parser with sub-commands parses as usual and hands the rest to the chosen sub-command, an IntermixedParser
-    too (`add_subparsers` passes its class on)."""
+    too (`add_subparsers` passes its class on).
+
+    `free_text`: the parser's last positional is plain words that may start with "-" (`ragls query F "-heron"`,
+    which argparse reads as `-h` with the value "eron"): see `dash_text_last`."""
 
     _intermixing = False
+    free_text = False
 
     def parse_known_args(self, args=None, namespace=None):
         if self._intermixing or any(a.nargs in (argparse.PARSER, argparse.REMAINDER) for a in self._actions):
             return super().parse_known_args(args, namespace)
+        if self.free_text and args is not None:
+            args = self.dash_text_last(list(args))
         self._intermixing = True  # parse_known_intermixed_args calls parse_known_args itself (Python < 3.12.7)
         try:
             return self.parse_known_intermixed_args(args, namespace)
         finally:
             self._intermixing = False
+
+    def dash_text_last(self, args: list[str]) -> list[str]:
+        """`args` with each word that starts with one "-", is longer than a short option ("-x") and is none of
+        this parser's options moved after a `--` at the end, where argparse reads it as the text positional: the
+        question "-heron" or "-5 degrees?" is text, not options. Unchanged when `args` holds a `--` already; an
+        option's value (`--file -notes.md`) stays where it is."""
+        if "--" in args:
+            return args
+        options = {o for a in self._actions for o in a.option_strings}
+        takes_value = {o for a in self._actions if a.nargs != 0 for o in a.option_strings}
+        kept: list[str] = []
+        text: list[str] = []
+        for arg in args:
+            if kept and kept[-1] in takes_value or not (arg.startswith("-") and not arg.startswith("--")
+                                                         and len(arg) > 2 and arg not in options):
+                kept.append(arg)
+            else:
+                text.append(arg)
+        return kept + ["--", *text] if text else kept
 
 
 
@@ -106,6 +132,7 @@ def build_parser() -> argparse.ArgumentParser:
                     help=f"list every skipped file with its reason (without it: the first {SKIPPED_LISTED})")
     # `search`: the word qmd, VectorCode and the editors' "Search Docs" / MCP `search_docs` use for the same thing
     q = with_path(sub.add_parser("query", aliases=["search"], help="search a folder: ranked chunks with file:line"))
+    q.free_text = True
     q.add_argument("text", nargs="?",  # `ragls query --rag NAME "text"`: see rags.rag_positionals
                    help="what to search for, in plain words (no query syntax)")
     q.add_argument("--top-k", type=top_k_arg, help="how many chunks to return (default: retrieval.top_k, 5)")
@@ -115,6 +142,7 @@ def build_parser() -> argparse.ArgumentParser:
     q.add_argument("--rag", action="append", metavar="NAME",
                    help="search this named RAG ('workspace' = the folder); repeatable; default the folder")
     a = with_path(sub.add_parser("ask", help="answer a question from a folder's documents, with sources"))
+    a.free_text = True
     a.add_argument("question", nargs="?", default="", help="the question, in plain words")
     a.add_argument("--top-k", type=top_k_arg,
                    help="how many passages the answer draws on (default: retrieval.top_k, 5)")
@@ -165,7 +193,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 def unrecognized(parser: argparse.ArgumentParser, cmd: str, unknown: list[str]) -> None:
     """Exit 2 (argparse's `error`) with the usage of sub-command `cmd`, not the top-level one, naming the
-    `unknown` arguments and, for a mistyped option, the closest options `cmd` takes (`--top-kk` -> `--top-k`)."""
+    `unknown` arguments and, for a mistyped option, the closest options `cmd` takes (`--top-kk` -> `--top-k`); for an
+    unknown short word in a command of free text (`ragls query F -x`), that text goes after `--`."""
     import difflib
 
     sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction)).choices[cmd]
@@ -173,4 +202,7 @@ def unrecognized(parser: argparse.ArgumentParser, cmd: str, unknown: list[str]) 
     close = [m for u in unknown if u.startswith("-")
              for m in difflib.get_close_matches(u.split("=", 1)[0], options, n=1)]
     hint = f"; did you mean {', '.join(dict.fromkeys(close))}?" if close else ""
+    dashed = [u for u in unknown if u.startswith("-") and not u.startswith("--")]
+    if getattr(sub, "free_text", False) and dashed and not close:  # `ragls query F -x`: a question, or a typo
+        hint = f"; a text that starts with '-' goes after '--' (ragls {cmd} FOLDER -- {shlex.quote(dashed[0])})"
     sub.error(f"unrecognized arguments: {' '.join(unknown)}{hint}")
