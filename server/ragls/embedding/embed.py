@@ -18,6 +18,7 @@ length is 256), so the limit is applied to the loaded tokenizer here. See bench/
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import shutil
@@ -113,6 +114,22 @@ def expected_max_length(settings, pinned: str | None = None) -> int:
                 folder = offline  # ...or, with no hub to download from, the offline fallback
     declared = declared_max_length(folder)
     return s.max_length if declared is None else min(s.max_length, declared)
+
+
+@contextlib.contextmanager
+def fastembed_quiet():
+    """fastembed's own log lines (loguru, `logger.disable("fastembed")`) off while ragls tries a source that is
+    expected to be missing: asked for a model only from its cache, fastembed logs two ERRORs ("Could not find the
+    model tar.gz file at ... and local_files_only=True", "Could not find model in cache_dir") before it raises, which
+    `ragls -v` showed on every first start that ends on the bundled offline model. What happened instead is ragls's
+    to say (the fallback notice, a warning); fastembed logs everywhere else as before."""
+    from loguru import logger  # fastembed's dependency, imported with it
+
+    logger.disable("fastembed")
+    try:
+        yield
+    finally:
+        logger.enable("fastembed")
 
 
 def _fastembed_cached_dir(model: str) -> Path | None:
@@ -233,7 +250,8 @@ class Embedder:
         if pinned is not None:
             return pinned
         try:
-            model = text_embedding(s.model, cache_dir=fe_cache, local_files_only=True, **common)
+            with fastembed_quiet():
+                model = text_embedding(s.model, cache_dir=fe_cache, local_files_only=True, **common)
             self.source = "cache"
             return model
         except Exception:  # noqa: BLE001, S110 - fastembed raises ValueError or OSError variants for "not cached"
@@ -269,7 +287,8 @@ class Embedder:
             if pin == OFFLINE_MODEL_NAME and offline_model_dir() is not None:
                 model = text_embedding(OFFLINE_MODEL_NAME, specific_model_path=str(offline_model_dir()), **common)
             else:
-                model = text_embedding(pin, cache_dir=fe_cache, local_files_only=True, **common)
+                with fastembed_quiet():
+                    model = text_embedding(pin, cache_dir=fe_cache, local_files_only=True, **common)
         except Exception as exc:  # noqa: BLE001 - the pinned model is gone: resolve the configured one as usual
             log.warning("the index's embedding model %s cannot be loaded (%s); using the configured model", pin, exc)
             return None
