@@ -271,6 +271,28 @@ def test_unreadable_directory_really_chmod(tmp_path, mode):
     assert json.loads(proc.stdout) == [["a.md", "open/c.md"], {"locked/": "unreadable folder: Permission denied"}]
 
 
+def test_a_folder_too_deep_for_its_names_is_one_skipped_entry(tmp_path, caplog):
+    """A tree deeper than the OS's path limit (4,096 bytes on Linux): the deepest folder that can be listed but whose
+    names (its .gitignore) cannot be reached is one `unreadable` entry, with no warning beside it that its ignore
+    file was not read (break64: a 3,000-folder-deep tree gave three such warnings and the folder's entry)."""
+    make(tmp_path, {"a.md": ""})
+    name, fds = "d" * 9, [os.open(tmp_path, os.O_RDONLY)]  # 10-byte steps: some folder is listable, its .gitignore not
+    try:
+        while len(os.fsencode(tmp_path)) + 10 * len(fds) < 4200:
+            os.mkdir(name, dir_fd=fds[-1])
+            fds.append(os.open(name, os.O_RDONLY | os.O_DIRECTORY, dir_fd=fds[-1]))
+    finally:
+        for fd in fds:
+            os.close(fd)
+    caplog.set_level("WARNING")
+    ff = FileFilter(tmp_path, settings())
+    assert walk_mod.walk_with(ff) == ["a.md"]
+    assert ff.ignore_problems == {} and not caplog.records, caplog.text[-300:]
+    [(key, reason)] = ff.unreadable.items()
+    assert reason == "unreadable folder: File name too long"
+    assert len(os.fsencode(tmp_path / key / ".gitignore")) >= 4096 > len(os.fsencode(tmp_path / key))
+
+
 def test_reason_normalizes_paths(tmp_path):
     f = FileFilter(tmp_path, settings())
     assert f.included("./docs/a.md") and f.included("docs\\a.md")

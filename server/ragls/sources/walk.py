@@ -437,7 +437,7 @@ def walk_with(file_filter: FileFilter) -> list[str]:
             with os.scandir(directory) as it:
                 entries = list(it)
             if entries:  # listing needs read permission, reaching an entry search (x): a mode 644 folder lists
-                os.stat(os.path.join(directory, "."))  # names whose files cannot be opened
+                _reach(os.path.join(directory, GITIGNORE))  # names whose files cannot be opened; and its ignore file
         except OSError as exc:
             log.debug("cannot list %s: %s", directory, exc)
             file_filter.unreadable[f"{path_key(rel_dir)}/" if rel_dir else "./"] = (
@@ -488,6 +488,18 @@ def walk_with(file_filter: FileFilter) -> list[str]:
                 log.debug("cannot stat %s: %s", entry.path, exc)
     found.sort()
     return found
+
+
+def _reach(path: str) -> None:
+    """Raise the OSError of reaching `path`, a name in a folder the walk listed, unless it merely does not exist:
+    EACCES for a folder without search permission, ENAMETOOLONG for one so deep that the names in it exceed the
+    OS's path limit (4,096 bytes on Linux) although the folder itself was listed. With its ignore file as `path`,
+    such a folder is one skipped entry ("unreadable folder: File name too long"), not also a warning for its
+    ignore file, which could not be read and whose rules could not be applied."""
+    try:
+        os.lstat(path)
+    except FileNotFoundError:
+        pass
 
 
 def _lower_extension(rel_path: str) -> str:
