@@ -128,11 +128,15 @@ editorSuite(() => {
     // An answer reads 2 chunks: the search still lists every hit up to 20 (it asks for its own topK).
     await cfg.update('retrieval.topK', 2, vscode.ConfigurationTarget.Workspace);
     try {
-      await until('rag/query to answer with 2 chunks', async () =>
-        ((await api.server.request(QueryRequest, { query })).chunks.length === 2 ? true : undefined));
-      const all = (await api.server.request(QueryRequest, { query, topK: 20 })).chunks.length; // the fixture's hits
+      // (the settings change reopens the server's workspace: its embedding model loads again, and until it has, a
+      // query finds the keyword hits only — the counts compared below differed by the vector-only hit)
+      await until('rag/query to answer with 2 chunks, the embedding model loaded', async () =>
+        ((await api.server.request(QueryRequest, { query })).chunks.length === 2
+          && (await api.server.request(StatusRequest, {})).folders.every((f) => !f.embeddingLoading) ? true : undefined));
+      const hits = (await api.server.request(QueryRequest, { query, topK: 20 })).chunks; // the fixture's hits
+      const all = hits.length;
       assert.ok(all > 2, `the fixture has ${all} hits`);
-      assert.equal(await listed(query), all);
+      assert.equal(await listed(query), all, hits.map((c) => `${c.source.path} ${c.score}`).join('; '));
       await cfg.update('search.topK', 3, vscode.ConfigurationTarget.Workspace);
       assert.equal(await listed(`${query} wrench`), 3);
     } finally {
