@@ -67,7 +67,7 @@ async def test_status_counts_invalid_json(client):
     messages = [e["message"] for e in status["errors"]]
     assert "graph extraction: 1 chunk gave invalid JSON (see the server log)" in messages
     required = {"folders", "embeddingModel", "store", "fingerprint", "generation", "errors", "llmCalls"}
-    optional = {"notices", "embeddingMaxLength", "embeddingSource", "embeddingRequested"}
+    optional = {"notices", "noticeLevels", "embeddingMaxLength", "embeddingSource", "embeddingRequested"}
     assert required <= set(status) <= required | optional  # docs/protocol.md rag/status
     assert status["llmCalls"] == {"steps": {}}  # graph extraction is not a retrieval step; no query LLM step is on
 
