@@ -171,7 +171,8 @@ async function main(): Promise<number> {
       // The highlight starts there too, not with "run `beacon push --all` ..." at the line's start: the editor's
       // decorations in ragls' colour, the first (top) one from the left edge of "To roll back".
       /* eslint-disable @typescript-eslint/no-explicit-any -- (this file compiles without the DOM library) */
-      const lit = await page.locator('.editor-group-container.active .monaco-editor').first().evaluate((editor: any) => {
+      // The decorations are drawn a frame or more after the cursor moves: read them until they are there (10 s at most).
+      const readLit = () => page.locator('.editor-group-container.active .monaco-editor').first().evaluate((editor: any) => {
         const doc = editor.ownerDocument;
         const win = doc.defaultView;
         const probe = doc.createElement('div'); // (the theme's colour variables are set on the workbench, not the body)
@@ -199,9 +200,17 @@ async function main(): Promise<number> {
         return { colour, boxes, to, textLeft: lines ? Math.round(lines.getBoundingClientRect().left) : null };
       });
       /* eslint-enable @typescript-eslint/no-explicit-any */
-      const first = lit.boxes[0];
-      if (lit.colour === 'rgba(0, 0, 0, 0)' || !first || lit.to === null || Math.abs(first.left - lit.to) > 2
-        || !(lit.textLeft !== null && first.left > lit.textLeft + 20)) {
+      const startsAtSentence = (l: Awaited<ReturnType<typeof readLit>>) => {
+        const first = l.boxes[0];
+        return l.colour !== 'rgba(0, 0, 0, 0)' && !!first && l.to !== null && Math.abs(first.left - l.to) <= 2
+          && l.textLeft !== null && first.left > l.textLeft + 20;
+      };
+      let lit = await readLit();
+      for (const until = Date.now() + 10_000; !startsAtSentence(lit) && Date.now() < until;) {
+        await page.waitForTimeout(200);
+        lit = await readLit();
+      }
+      if (!startsAtSentence(lit)) {
         throw new Error(`the highlight does not start at "To roll back": ${JSON.stringify(lit)}`);
       }
       await page.screenshot({ path: join(shots, 'source-opened.png') });
