@@ -135,11 +135,12 @@ def test_the_first_hits_are_ordered_by_their_best_sentence_too(workspace):
 
     # through the pipeline: the first hit's score is its fused score plus its best sentence's cosine
     settings = workspace.settings.retrieval
+    assert settings.sentence_weight == 0.0  # off by default (config/settings.py says why)
+    plain = workspace.retrieve(QUESTION, 2).hits[0]
     try:
-        settings.sentence_weight = 0.0
-        plain = workspace.retrieve(QUESTION, 2).hits[0]
-    finally:
         settings.sentence_weight = 1.0
-    ranked = workspace.retrieve(QUESTION, 2).hits[0]
+        ranked = workspace.retrieve(QUESTION, 2).hits[0]
+    finally:
+        settings.sentence_weight = 0.0
     assert plain.chunk.id == ranked.chunk.id == certs.id
     assert ranked.score == pytest.approx(plain.score + best, abs=1e-5)

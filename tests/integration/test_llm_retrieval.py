@@ -131,10 +131,10 @@ def assert_rrf(ws, hits) -> None:
 
 
 def test_expansion_sends_one_prompt_and_fuses_each_paraphrase(configure, llm_server):
-    # the answering sentence ("... Rust calls `drop` and frees the heap allocation", `retrieval.sentence_weight`) puts
-    # drop.md first by itself; without it BM25 and the vectors disagree and the wrong chunk leads
-    assert paths(plain_hits(configure, QUESTION, 4))[0] == "drop.md"
-    plain = plain_hits(configure, QUESTION, 4, sentence_weight=0.0)
+    # the answering sentence ("... Rust calls `drop` and frees the heap allocation", `retrieval.sentence_weight` on)
+    # puts drop.md first by itself; without it (the default) BM25 and the vectors disagree and the wrong chunk leads
+    assert paths(plain_hits(configure, QUESTION, 4, sentence_weight=1.0))[0] == "drop.md"
+    plain = plain_hits(configure, QUESTION, 4)
     ws = configure(expand_n=2)
     assert paths(plain)[0] == "borrow.md"
     llm_server.reset(route({"rephrasings": "- which function frees the heap allocation when the owner goes out "

@@ -227,8 +227,9 @@ class RetrievalSettings(_Section):
     # Added to each of the first 5 fused entries (convex fusion only): this x the best cosine of the question with one
     # of the answer sentences of its page's chunks among the 5 (vectors the index's sentence pass stored); re-sorted
     # (retrieval/sentence_rank.py; bench/history/session-64.md "Ranking: the answering sentence's cosine over the
-    # first five"); 0 = off.
-    sentence_weight: float = Field(1.0, ge=0.0, le=10.0)
+    # first five"); 0 = off, the default: it lost file Hit@1 on 19 dev sets it was not tuned on (bench/history/
+    # session-64.md, "The session's figures and held-out sets 63 and 64").
+    sentence_weight: float = Field(0.0, ge=0.0, le=10.0)
     # BM25 pseudo-relevance feedback, RM3 (retrieval/feedback.py); Anserini's BM25+RM3 defaults 10 / 10 / 0.5.
     bm25_feedback: bool = False
     bm25_feedback_docs: int = Field(10, ge=1, le=100)
