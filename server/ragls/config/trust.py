@@ -103,9 +103,11 @@ def read_config_bytes(folder: str | os.PathLike) -> bytes | None:
 
 
 def config_outside(folder: str | os.PathLike) -> Path | None:
-    """The real path of `folder`/ragls.toml when it is a link to a file outside the folder (both resolved), else
-    None (no file, a plain file, a link within the folder). Such a file is read only once the user trusts the folder
-    (`trust_filter.folder_layer`): before, a folder reads nothing outside it."""
+    """The real path of `folder`/ragls.toml when it is a link to a file outside the folder (both resolved) and the
+    user's trust store does not have the folder (with any version of the file: `state` compares the version), else
+    None (no file, a plain file, a link within the folder, a folder the user trusted). Such a file is not read (by
+    `trust_filter.folder_layer`, `index.paths.configured_index_dir`) until the user trusts the folder: before, a
+    folder reads nothing outside it."""
     path = Path(folder) / CONFIG_FILE
     try:
         if not path.is_symlink():
@@ -113,12 +115,7 @@ def config_outside(folder: str | os.PathLike) -> Path | None:
         real, root = Path(os.path.realpath(path)), Path(os.path.realpath(folder))
     except OSError:
         return None
-    return None if root in real.parents else real
-
-
-def known(folder: str | os.PathLike) -> bool:
-    """Whether the trust store has `folder`, with any version of its ragls.toml (`state` compares the version)."""
-    return folder_key(folder) in _load()
+    return None if root in real.parents or folder_key(folder) in _load() else real
 
 
 def parse_toml(path: Path, data: bytes) -> dict[str, Any]:

@@ -295,8 +295,8 @@ def folder_layer(folder: str | os.PathLike | None, overrides: Sequence[dict[str,
     `overrides`: the user's own settings; when the editor sent `editor_trusted_configs`, only for the folders listed
     there and the very version of the file the user approved), else when the user's trust store (config/trust.py) has the folder with this
     very file's hash; an untrusted file keeps only `trust_filter.SAFE` settings. A ragls.toml that links out of the
-    folder (`trust.config_outside`) is not even read unless the editor trusts the workspace or the store has the
-    folder: a notice says so. The user's own layers (editor settings, `~/.config/ragls`) are never filtered. Raises
+    folder is not even read unless the editor trusts the workspace or the store has the folder
+    (`trust.config_outside`): a notice says so. The user's own layers (editor settings, `~/.config/ragls`) are never filtered. Raises
     ConfigError for a file that cannot be read or parsed."""
 
     if folder is None:
@@ -304,7 +304,7 @@ def folder_layer(folder: str | os.PathLike | None, overrides: Sequence[dict[str,
     folder = Path(folder)
     path = folder / CONFIG_FILE
     outside = trust.config_outside(folder)
-    if outside is not None and editor_trust(overrides) is not True and not trust.known(folder):
+    if outside is not None and editor_trust(overrides) is not True:
         how = f"read it, then run `ragls trust {shlex.quote(str(folder))}` to use it"
         return FolderLayer({}, False, path, notice=(f"{path} is a link to a file outside the folder ({outside}), so "
                                                     f"it was not read; {how}"), how=how)

@@ -116,7 +116,7 @@ def configured_index_dir(folder: Path, explicit: str | None = None) -> Path:
     if configured is None:
         try:
             # a ragls.toml linking out of an untrusted folder is not read (trust_filter.folder_layer)
-            raw = None if trust.config_outside(folder) and not trust.known(folder) else trust.read_config_bytes(folder)
+            raw = None if trust.config_outside(folder) else trust.read_config_bytes(folder)
             index = trust.parse_toml(folder, raw).get("index") if raw is not None else None
             configured = index.get("path") if isinstance(index, dict) else None
             if configured is not None and trust.state(folder, raw) != "trusted":

@@ -250,7 +250,7 @@ def to_wire_answer(answer: Answer) -> dict:
     }
     if answer.retrieval_query is not None:
         out["retrievalQuery"] = answer.retrieval_query
-    if getattr(answer, "retrieval_context", None):
+    if answer.retrieval_context:
         out["retrievalContext"] = answer.retrieval_context  # the earlier turns' words the follow-up was searched with
     if answer.cached:
         out["cached"] = True
