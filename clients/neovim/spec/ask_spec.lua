@@ -555,4 +555,45 @@ H.it("a source label that wraps is never split inside its location: after a '/' 
   H.eq(breakat, vim.o.breakat, "the user's 'breakat' back")
 end)
 
+H.it("the answer float follows the editor's size: smaller, its border and \"↓ N\" stay on screen; larger, it widens", function()
+  -- It kept the size and top row it opened with: in a smaller editor its bottom (border, keys, "↓ N") was off screen.
+  local columns, lines = vim.o.columns, vim.o.lines
+  local ok, err = pcall(function()
+    vim.o.columns, vim.o.lines = 120, 40
+    local win, buf = ask("RagAsk How long is the frobnicator timeout?")
+    local function footer()
+      return vim.iter(vim.api.nvim_win_get_config(win).footer or {}):map(function(c) return c[1] end):join("")
+    end
+    local function inside(what)
+      local cfg = vim.api.nvim_win_get_config(win)
+      H.ok(cfg.row >= 0 and cfg.row + cfg.height + 2 <= vim.o.lines - vim.o.cmdheight,
+        ("%s: the float with its border within the %d lines (row %d, height %d)"):format(what, vim.o.lines, cfg.row, cfg.height))
+      H.ok(cfg.col >= 0 and cfg.col + cfg.width + 2 <= vim.o.columns, what .. ": within the columns")
+      for _, l in ipairs(vim.api.nvim_buf_get_lines(buf, 0, -1, false)) do -- source lines wrapped to the new width
+        H.ok(vim.fn.strdisplaywidth(l) <= cfg.width or not l:match("^%[%d+%] "), ("%s: %q fits %d"):format(what, l, cfg.width))
+      end
+      return cfg
+    end
+    local before = inside("opened")
+    vim.o.columns, vim.o.lines = 60, 14
+    vim.cmd("doautocmd VimResized")
+    local small = inside("smaller")
+    H.eq(math.max(40, math.floor(60 * 0.8)), small.width, "the width the float option gives a 60-column editor")
+    local below = require("ragls.ui").rows_below(win)
+    H.ok(below > 0, "the answer does not fit 14 lines")
+    H.ok(vim.startswith(footer(), (" ↓ %d "):format(below)), "\"↓ N\" in the border on screen: " .. footer())
+    H.screenshot("neovim-answer-resized-smaller")
+    vim.o.columns, vim.o.lines = 160, 48
+    vim.cmd("doautocmd VimResized")
+    local large = inside("larger")
+    H.eq(128, large.width, "80 % of 160 columns")
+    H.ok(large.width > before.width and large.height >= before.height, "wider, as tall as its text")
+    H.eq(0, require("ragls.ui").rows_below(win), "the whole answer in view again")
+    H.ok(vim.endswith(footer(), "q close "), "the keys: " .. footer())
+    vim.api.nvim_win_close(win, true)
+  end)
+  vim.o.columns, vim.o.lines = columns, lines
+  assert(ok, err)
+end)
+
 H.finish()

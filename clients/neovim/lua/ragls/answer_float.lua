@@ -211,6 +211,9 @@ function M.answer_view(question)
   ui.on_scroll(win, function() -- "↓ N" follows the scrolling
     view:show_keys(view.keys_kind)
   end)
+  ui.on_resize(win, function() -- the editor's new size: the float's new width and height
+    view:refit()
+  end)
   vim.api.nvim_create_autocmd("BufWipeout", {
     buffer = buf,
     once = true,
@@ -235,6 +238,24 @@ function AnswerView:show_keys(kind)
   ui.float_footer(self.win, function(width)
     return answer_text.answer_keys(width, kind)
   end, self.done)
+end
+
+--- The float was fitted to the resized editor (|ui.on_resize|): a finished answer is laid out again (its source
+--- lines wrapped to the new width, the cursor kept on its line), the float as tall as its text, the footer's keys and
+--- "↓ N" for the new size.
+function AnswerView:refit()
+  if not (self:valid() and vim.api.nvim_win_is_valid(self.win)) then
+    return
+  end
+  local state = answer_state[self.buf]
+  if self.done and state and state.result then
+    local cursor = vim.api.nvim_win_get_cursor(self.win)
+    self:finish(state.result)
+    pcall(vim.api.nvim_win_set_cursor, self.win, cursor)
+    return
+  end
+  ui.follow_text_height(self.win, M.PENDING_ROWS)
+  self:show_keys(self.keys_kind)
 end
 
 --- Stop refreshing the placeholder (the answer started, finished or failed, or the float closed).

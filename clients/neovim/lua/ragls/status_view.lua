@@ -298,29 +298,32 @@ local ns = vim.api.nvim_create_namespace("ragls_status")
 ---@return integer bufnr
 ---@return integer winid
 function M.show_status(status)
-  local lines, marks = M.status_lines(status)
-  local buf, win = require("ragls.ui").open_float(lines, { title = "ragls status", filetype = "ragls-status" })
-  -- wrapped at spaces to the float's width, a long value under its value (wrap_rows)
-  lines, marks = M.wrap_rows(lines, marks, vim.api.nvim_win_get_width(win))
-  vim.bo[buf].modifiable = true
-  vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
-  vim.bo[buf].modifiable = false
-  for row, group in pairs(marks) do -- warnings and errors in the colours of diagnostics
-    vim.api.nvim_buf_set_extmark(buf, ns, row, 0, { line_hl_group = group })
-  end
+  local ui = require("ragls.ui")
+  local buf, win = ui.open_float(M.status_lines(status), { title = "ragls status", filetype = "ragls-status" })
   -- A word wider than the float (a long index path) still wraps, under its value: the labels are 11 columns wide
   -- ("Embedding  ", and "  embedding  " indented by 2 in a folder's rows).
   vim.wo[win].breakindent = true
   vim.wo[win].breakindentopt = "shift:11"
-  -- As tall as its text (wrapped lines counted): no empty rows below a short status.
-  local ui = require("ragls.ui")
-  ui.fit_float_height(win)
-  -- taller than the editor allows: "↓ N" at the border's left, as under a long answer
-  local function footer()
+  local function footer() -- taller than the editor allows: "↓ N" at the border's left, as under a long answer
     ui.float_footer(win, function(width) return require("ragls.text").longest_fitting({ " q close " }, width) end, true)
   end
-  footer()
+  local function render() -- at opening, and again at the float's new width when the editor is resized
+    -- wrapped at spaces to the float's width, a long value under its value (wrap_rows)
+    local lines, marks = M.status_lines(status)
+    lines, marks = M.wrap_rows(lines, marks, vim.api.nvim_win_get_width(win))
+    vim.bo[buf].modifiable = true
+    vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
+    vim.bo[buf].modifiable = false
+    vim.api.nvim_buf_clear_namespace(buf, ns, 0, -1)
+    for row, group in pairs(marks) do -- warnings and errors in the colours of diagnostics
+      vim.api.nvim_buf_set_extmark(buf, ns, row, 0, { line_hl_group = group })
+    end
+    ui.fit_float_height(win) -- as tall as its text (wrapped lines counted): no empty rows below a short status
+    footer()
+  end
+  render()
   ui.on_scroll(win, footer)
+  ui.on_resize(win, render)
   return buf, win
 end
 

@@ -250,7 +250,47 @@ function M.on_scroll(win, fn)
   end })
 end
 
---- Open a scratch float; returns bufnr, winid. `q` closes it.
+--- The place of a float in the editor as it is now: the `float` option's width and height (fractions of 'columns' and
+--- 'lines', or counts), at most the editor's size less the command line and border, centred.
+---@return { width: integer, height: integer, row: integer, col: integer }
+local function float_geometry()
+  local fcfg = config.values.float
+  local width = math.min(size(fcfg.width or 0.8, vim.o.columns, 40), vim.o.columns)
+  local height = math.min(size(fcfg.height or 0.7, vim.o.lines, 5), vim.o.lines - 2)
+  return { width = width, height = height, row = math.floor((vim.o.lines - height) / 2) - 1,
+    col = math.floor((vim.o.columns - width) / 2) }
+end
+
+-- Float window -> the functions to call after it was fitted to a resized editor (|M.on_resize|).
+local resize_callbacks = {}
+
+--- Fit the float `win` (|M.open_float|) to the editor's size now, as if it opened now: the size and place
+--- |float_geometry| gives (its text's height followed again by the callbacks), then `resize_callbacks[win]`. After
+--- the editor grew or shrank (VimResized) a float kept the size and top row it opened with: cut at the bottom, its
+--- border and "↓ N" below the screen, in a smaller editor; a quarter of a larger one.
+---@param win integer
+local function refit(win)
+  local at = float_geometry()
+  local cfg = vim.api.nvim_win_get_config(win)
+  cfg.width, cfg.height, cfg.row, cfg.col = at.width, at.height, at.row, at.col
+  vim.api.nvim_win_set_config(win, cfg)
+  vim.w[win].ragls_opened = { height = at.height, row = at.row } -- (|M.follow_text_height|)
+  for _, fn in ipairs(resize_callbacks[win] or {}) do
+    fn()
+  end
+end
+
+--- Call `fn` each time the float `win` (|M.open_float|) was fitted to the resized editor: its width and top row are
+--- the new ones and its height the largest it may take (|M.follow_text_height| / |M.fit_float_height| shrink it to
+--- its text again), until it closes. For what depends on the width: wrapped source lines, the footer's keys.
+---@param win integer
+---@param fn fun()
+function M.on_resize(win, fn)
+  resize_callbacks[win] = resize_callbacks[win] or {}
+  table.insert(resize_callbacks[win], fn)
+end
+
+--- Open a scratch float; returns bufnr, winid. `q` closes it. It follows the editor's size (|refit|).
 ---@param lines string[]
 ---@param opts { title?: string, filetype?: string, enter?: boolean }
 ---@return integer bufnr
@@ -263,23 +303,30 @@ function M.open_float(lines, opts)
   vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
   vim.bo[buf].modifiable = false
   vim.bo[buf].filetype = opts.filetype or "markdown"
-  local width = size(fcfg.width or 0.8, vim.o.columns, 40)
-  local height = size(fcfg.height or 0.7, vim.o.lines, 5)
-  width = math.min(width, vim.o.columns)
-  height = math.min(height, vim.o.lines - 2)
+  local at = float_geometry()
   local win = vim.api.nvim_open_win(buf, opts.enter ~= false, {
     relative = "editor",
-    width = width,
-    height = height,
-    row = math.floor((vim.o.lines - height) / 2) - 1,
-    col = math.floor((vim.o.columns - width) / 2),
+    width = at.width,
+    height = at.height,
+    row = at.row,
+    col = at.col,
     style = "minimal",
     border = fcfg.border or "rounded",
     title = opts.title and (" " .. opts.title .. " ") or nil,
     title_pos = opts.title and "center" or nil,
   })
   vim.w[win].ragls_float_origin = origin -- (|M.leave_float|)
-  vim.w[win].ragls_opened = { height = height, row = math.floor((vim.o.lines - height) / 2) - 1 } -- (|M.follow_text_height|)
+  vim.w[win].ragls_opened = { height = at.height, row = at.row } -- (|M.follow_text_height|)
+  local resized = vim.api.nvim_create_autocmd("VimResized", { desc = "ragls: fit the float to the editor's new size",
+    callback = function()
+      if vim.api.nvim_win_is_valid(win) then
+        refit(win)
+      end
+    end })
+  vim.api.nvim_create_autocmd("WinClosed", { pattern = tostring(win), once = true, callback = function()
+    resize_callbacks[win] = nil
+    pcall(vim.api.nvim_del_autocmd, resized)
+  end })
   M.prose_window(win, buf)
   vim.keymap.set("n", "q", function()
     if vim.api.nvim_win_is_valid(win) then
