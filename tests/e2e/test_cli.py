@@ -253,3 +253,24 @@ def test_an_abstained_ask_says_why_once_and_lists_the_closest_passages_once(env,
     for line in listed:  # each passage once: no "- path:lines" list in the answer above it
         assert out.count(line.split("  ")[0].rsplit("/", 1)[-1]) == 1, out
     assert not re.search(r":(\d+)-\1(?!\d)", out), out  # one line is "path:19", as the editors print it
+
+
+def test_an_abstained_ask_names_no_llm_when_one_is_configured(env, tmp_path):
+    """An abstention calls no LLM, so it names none: with an LLM configured (a trusted folder's [generation]),
+    `ragls ask` ends "(no answer, no LLM call, ...)" as the editors' footers do, not "(test-model, ...)" under
+    "Not in your docs", and the result's `model` is "extractive" (no model wrote the answer)."""
+    from llm_server import LLMServer
+
+    ws = docs_copy(tmp_path / "docs")
+    with LLMServer() as llm:
+        with (ws / "ragls.toml").open("a") as toml:
+            toml.write(f'[generation]\nbackend = "openai"\nbase_url = "{llm.openai_url}"\nmodel = "test-model"\n'
+                       'api_key_env = "RAGLS_TEST_LLM_KEY"\n')
+        trust_folder(ws)  # the user trusts this test's own folder (ragls/config/trust.py)
+        question = "Can clients authenticate with Kerberos instead of the token endpoint?"
+        proc = ragls(env, "ask", ws, question)
+        wire = json.loads(ragls(env, "ask", ws, question, "--json").stdout)
+        assert llm.requests == []
+    assert proc.stdout.startswith("Not in your docs"), proc.stdout
+    assert "(no answer, no LLM call, " in proc.stderr and "(test-model" not in proc.stderr, proc.stderr
+    assert wire["abstained"] is True and wire["model"] == "extractive"

@@ -96,7 +96,8 @@ def ask(
     - `top_k` (default `settings.retrieval.top_k`) hits are retrieved; `extra_hits` (ephemeral documents, already
       ranked by the retrieval pipeline) come first, then the retrieved ones (duplicates by chunk id dropped), at
       most `top_k` (`with_documents`).
-    - Abstains (`abstained=True`, no sources, LLM not called) when `retrieval.relevance.abstained(hits,
+    - Abstains (`abstained=True`, model "extractive" whatever `chat` is: no LLM is called and none wrote the
+      answer; the closest hits listed as sources, none cited) when `retrieval.relevance.abstained(hits,
       settings.retrieval.min_similarity)`: no hits, or the best cosine `Hit.similarity` below the floor (hits
       without any similarity, e.g. while vectors are pending, count as relevant when BM25 found them). Never
       with `extra_hits`: the user's own documents are relevant by definition; the index's hits are then added
@@ -158,7 +159,7 @@ def ask(
         if on_delta is not None:
             on_delta(text)
         # The nearest passages stay listed as sources (not cited): the user sees where the index came closest.
-        return done(text, list(enumerate(hits[:CLOSEST_MATCHES], 1)), True)
+        return done(text, list(enumerate(hits[:CLOSEST_MATCHES], 1)), True, model=EXTRACTIVE_MODEL)
     numbered = list(enumerate(hits, 1))
     if chat is None:
         by, by_vector = picked_by(conv, query, embed_query)

@@ -322,7 +322,8 @@ def _print_answer(args, wire: dict, streamed: list[str]) -> int:
             where = one_line(uri_to_path(src["uri"]) if src["uri"].startswith("file:") else src["uri"])
             lines = ", ".join(location_text(r) for r in src.get("focusRanges") or [src.get("focusRange") or src["range"]])
             print(f"[{src['n']}] {where}:{lines}{where_note(src)}{title}{mark}")
-    print(f"\n({wire['model']}, {wire['elapsedMs'] / 1000:.1f} s)", file=sys.stderr)
+    writer = "no answer, no LLM call" if wire.get("abstained") else wire["model"]  # as the clients' footers say
+    print(f"\n({writer}, {wire['elapsedMs'] / 1000:.1f} s)", file=sys.stderr)
     if wire.get("llmCalls"):
         from ragls.cli.llm_lines import calls_text
 
