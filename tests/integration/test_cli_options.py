@@ -175,8 +175,8 @@ def test_a_question_that_starts_with_a_dash_is_text(folder, capsys):
     top = cli_parser.build_parser()
     asked = top.parse_args(["ask", str(folder), "-heron?", "--top-k", "2", "--file=-notes.md"])
     assert (asked.question, asked.top_k, asked.file) == ("-heron?", 2, ["-notes.md"])
-    with pytest.raises(SystemExit):  # an option's value is never taken for the question (`--file=-notes.md` is)
-        top.parse_args(["ask", str(folder), "--file", "-notes.md", "heron?"])
+    with pytest.raises(SystemExit):  # an option is never taken for another option's value
+        top.parse_args(["ask", str(folder), "--file", "--json", "heron?"])
     assert "argument --file: expected one argument" in capsys.readouterr().err
     assert top.parse_args(["query", str(folder), "--", "-heron"]).text == "-heron"  # `--` as before
     with pytest.raises(SystemExit) as exc:
@@ -184,3 +184,17 @@ def test_a_question_that_starts_with_a_dash_is_text(folder, capsys):
     assert exc.value.code == 2
     assert capsys.readouterr().err.strip().endswith(
         "unrecognized arguments: -x; a text that starts with '-' goes after '--' (ragls query FOLDER -- -x)")
+
+
+def test_an_option_value_that_starts_with_a_dash_is_the_value(folder, capsys):
+    """`ragls ask F --file -notes.md "q"` was argparse's "argument --file: expected one argument" (only
+    `--file=-notes.md` worked): a long option's value that starts with "-" and is no option is its value, before an
+    explicit `--` too, and the file named so is the answer's first source."""
+    (folder / "-notes.md").write_text("# Notes\n\nThe grey heron wades in the shallow reeds at dawn.\n")
+    assert cli.main(["ask", str(folder), "--file", "-notes.md", "where does the heron wade?", "--json",
+                     "--no-server"]) == 0
+    wire = json.loads(capsys.readouterr().out)
+    assert wire["sources"][0]["path"] == "-notes.md" and "shallow reeds" in wire["answer"], wire
+    top = cli_parser.build_parser()
+    asked = top.parse_args(["ask", str(folder), "--file", "-notes.md", "--top-k", "2", "--", "-heron?"])
+    assert (asked.question, asked.top_k, asked.file) == ("-heron?", 2, ["-notes.md"])

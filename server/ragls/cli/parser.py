@@ -39,21 +39,27 @@ class IntermixedParser(argparse.ArgumentParser):
     def dash_text_last(self, args: list[str]) -> list[str]:
         """`args` with each word that starts with one "-", is longer than a short option ("-x") and is none of
         this parser's options moved after a `--` at the end, where argparse reads it as the text positional: the
-        question "-heron" or "-5 degrees?" is text, not options. Unchanged when `args` holds a `--` already; an
-        option's value (`--file -notes.md`) stays where it is."""
-        if "--" in args:
-            return args
+        question "-heron" or "-5 degrees?" is text, not options. A long option's value that starts with "-" and is
+        none of the options (`--file -notes.md`, which argparse refuses: "expected one argument") is joined to it
+        (`--file=-notes.md`), also before an explicit `--`; with a `--` nothing else moves."""
         options = {o for a in self._actions for o in a.option_strings}
         takes_value = {o for a in self._actions if a.nargs != 0 for o in a.option_strings}
+        explicit = "--" in args
+        end = args.index("--") if explicit else len(args)
         kept: list[str] = []
         text: list[str] = []
-        for arg in args:
-            if kept and kept[-1] in takes_value or not (arg.startswith("-") and not arg.startswith("--")
-                                                         and len(arg) > 2 and arg not in options):
+        for arg in args[:end]:
+            if kept and kept[-1] in takes_value:
+                if kept[-1].startswith("--") and arg.startswith("-") and arg not in options:
+                    kept[-1] = f"{kept[-1]}={arg}"
+                else:
+                    kept.append(arg)
+            elif explicit or not (arg.startswith("-") and not arg.startswith("--") and len(arg) > 2
+                                  and arg not in options):
                 kept.append(arg)
             else:
                 text.append(arg)
-        return kept + ["--", *text] if text else kept
+        return kept + args[end:] if explicit else kept + ["--", *text] if text else kept
 
 
 
