@@ -2,8 +2,11 @@
 backend, base URL and model in turn) leaves one open workspace that answers. Each reopen has its own opening thread;
 `threading.Lock` is not fair, so the newest may take the opening lock before older ones. When an opening thread
 waited there for the previous generation to open, such a burst deadlocked every later request (the VS Code suite's
-"Choose How Answers Are Written" hung CI twice). Real LiveWorkspace, real RagWorkspace (tantivy + SQLite, BM25
-while no model is loaded)."""
+"Choose How Answers Are Written" hung CI twice). And a reopen for a setting that changes no embedding
+(`retrieval.top_k`) keeps the loaded embedding model (`Embedder.adopt`, `LiveWorkspace._keep_model`): it loaded the
+model again on the new indexer thread, after its start-up scan, and for those seconds every query answered from
+BM25 alone (the VS Code suite's Search Docs right after a topK change listed the keyword hits only, session 64).
+Real LiveWorkspace, real RagWorkspace (tantivy + SQLite, BM25 while no model is loaded; the offline MiniLM)."""
 
 from __future__ import annotations
 
@@ -96,3 +99,41 @@ def test_a_shutdown_while_the_indexer_is_busy_is_no_error(folder, caplog):
     assert [m for level, m in records if level == "INFO" and m.startswith("shutting down: the indexer is still")
             and "nothing is lost" in m], records
     assert live.lingering.stop(10)
+
+
+NONE = {"generation": {"backend": "none"}}
+
+
+def _model_loaded(ws, timeout: float = 120.0):
+    """`ws`'s embedding model once every folder has loaded it (its vector store open)."""
+    deadline = time.monotonic() + timeout
+    while any(idx.embedding_loading for idx in ws.indexes):
+        assert time.monotonic() < deadline, "the embedding model did not load"
+        time.sleep(0.05)
+    return ws.embedder._model
+
+
+def test_a_retrieval_setting_keeps_the_model_and_vector_search_answers_at_once(folder):
+    live = LiveWorkspace([folder], [NONE], socket_server=None).start()
+    try:
+        ws = live.get_indexed(timeout=120)
+        model = _model_loaded(ws)
+        assert model is not None
+
+        live.reopen(overrides=[{**NONE, "retrieval": {"top_k": 7}}])
+        reopened = live.get(timeout=60)
+        assert reopened is not ws and reopened.settings.retrieval.top_k == 7  # the new settings opened
+        # the model of the generation before, and vector search from the first query on
+        assert reopened.embedder._model is model
+        assert [idx.embedding_loading for idx in reopened.indexes] == [False]
+        hits = list(reopened.query("how do I retry with backoff").hits)
+        assert hits and hits[0].chunk.path == "guide/retries.md", hits
+        assert any("vector" in h.signals for h in hits), [(h.chunk.path, h.signals) for h in hits]
+
+        # an embedding setting loads the model again, as its settings say
+        live.reopen(overrides=[{**NONE, "embedding": {"batch_size": 2}}])
+        other = live.get(timeout=60)
+        assert other.settings.embedding.batch_size == 2
+        assert _model_loaded(other) is not model
+    finally:
+        live.close()

@@ -310,6 +310,38 @@ class Embedder:
                     heap.trim()  # graph optimisation's transient buffers (~55 MB) go back to the OS
         return self._model
 
+    def _pin(self) -> str | None:
+        """The index's model this embedder loads before the configured one (`pinned_model` unless it is that one)."""
+        return self.pinned_model if self.pinned_model and self.pinned_model != self.settings.model else None
+
+    def adopt(self, other: Embedder) -> bool:
+        """Use `other`'s loaded model instead of loading it again, when it is the model this embedder would load:
+        equal `EmbeddingSettings`, and this one's pin (the model the index was built with,
+        `RagWorkspace._pin_index_model`) the model `other` loaded, or neither pinned (`other` resolved the same
+        settings the same way: the cache, a download or the offline fallback). For the server's reopen after a
+        setting that changes no embedding (`retrieval.top_k`, an LLM setting: `LiveWorkspace`): each reopen loaded
+        the model again, and for the seconds that took every query answered from BM25 alone (VS Code's Search Docs
+        right after a topK change listed keyword hits only). The model object is shared (an ONNX Runtime session
+        runs from several threads); `other`'s worker pool is not. Returns True when this embedder now has a model
+        (it had one, or took `other`'s), False otherwise."""
+        if self._model is not None:
+            return True
+        model = other._model
+        pin = self._pin()
+        if model is None or other.settings != self.settings or pin not in (other.model_name, other._pin()):
+            return False
+        with self._lock:
+            if self._model is None:
+                self.model_name, self.source, self.dim = other.model_name, other.source, other.dim
+                self.max_length, self._tokenizer = other.max_length, other._tokenizer
+                self._model = model
+        return True
+
+    @property
+    def loaded(self) -> bool:
+        """The model is loaded (`ensure_loaded` or `adopt` done): embedding needs no load first."""
+        return self._model is not None
+
     def release_memory(self) -> None:
         """Give back what the model's runs keep between calls: ONNX Runtime's arena chunks no run is using (one
         run of a one-word text under `ReleasableSession.shrinking`, ~10 ms), then the heap's free memory

@@ -200,13 +200,15 @@ class LiveWorkspace:
                 settings, failure = None, exc
             except BaseException as exc:  # noqa: BLE001 - delivered to every request by get()
                 settings, failure = None, exc
+            previous = None
             if self._opened is not None:
+                previous = self._opened.ws
                 self._retire(self._opened)
                 self._opened = None
             if failure is not None:
                 self._fail(gen, failure)
                 return
-            self._open(gen, settings)
+            self._open(gen, settings, previous)
             if gen.error is None:
                 self._opened = gen
 
@@ -243,12 +245,15 @@ class LiveWorkspace:
         if entry is not None:
             self.hooks.act(f"ragls: {entry['message']}")
 
-    def _open(self, gen: _Generation, settings: Any) -> None:
+    def _open(self, gen: _Generation, settings: Any, previous: Any = None) -> None:
+        """Open `gen` with `settings` (`_replace`). `previous`: the workspace of the generation just retired, whose
+        loaded embedding model `gen` takes when its embedding settings are the same (`_keep_model`)."""
         from ragls.workspace.watch import FileWatcher, IndexWorker
 
         hooks = self.hooks
         try:
             ws = self._factory(gen.folders, settings, hooks.status)
+            self._keep_model(ws, previous)
             trust_lines = {e["message"] for e in getattr(ws, "trust_errors", [])}
             for warning in ws.warnings:  # an untrusted ragls.toml: the user must act
                 if warning in trust_lines:
@@ -285,6 +290,23 @@ class LiveWorkspace:
             self._fail(gen, exc)
             return
         gen.opened.set()  # close() during the opening waits for `_open_lock`, then retires it
+
+    def _keep_model(self, ws: Any, previous: Any) -> None:
+        """A reopen for a setting that changes no embedding (`retrieval.top_k`, an LLM setting): `ws` takes
+        `previous`'s loaded model (`Embedder.adopt`) and opens its vector stores now, before any request reaches it.
+        It loaded the model again on its indexer thread, after the start-up scan, and meanwhile every query answered
+        from BM25 alone (a query by meaning found nothing: VS Code's Search Docs right after a topK change). Nothing
+        happens while vectors are held (`hold_vectors`) or when the model differs; a store that does not open here
+        is the indexer's to open (and to report) as before."""
+        with self._lock:
+            held = self._vectors_held
+        if held or previous is None or not ws.embedder.adopt(previous.embedder):
+            return
+        for idx in ws.indexes:
+            try:
+                idx.try_open_vectors()
+            except Exception as exc:  # noqa: BLE001 - the indexer thread opens it (and says why it cannot)
+                log.debug("vector store of %s left to the indexer: %s", idx.folder, exc)
 
     def _fail(self, gen: _Generation, exc: BaseException) -> None:
         """`gen` could not be opened: every request gets `exc` (`get`) until a reopen — at once when its settings did
