@@ -144,6 +144,47 @@ H.it("the chat wraps a source line wider than its window after a '/' of its path
   chat.thread.turns = {}
 end)
 
+H.it("a code line wider than the chat breaks where code may break, never inside a name; a yank gets it whole", function()
+  -- (the window wrapped it at its edge: "app.config.from_object('y" / "ourapplication.default_settings')")
+  local chat = require("ragls.chat")
+  local code = "  app.config.from_object('yourapplication.default_settings')"
+  local call = "  app.register_blueprint(simple_page, url_prefix='/pages', subdomain='admin')"
+  chat.thread.turns = { { question = "How do I load the default settings?", text = "", status = "done", result = {
+    answer = table.concat({ "- Load them from a module [1]:", "  ```python", code, call, "  ```", "- Done [1]." }, "\n"),
+    sources = { source }, citations = { { n = 2, supported = true } }, model = "extractive", elapsedMs = 10 } } }
+  config.values.chat.layout = "vsplit"
+  local win = chat.open()
+  vim.api.nvim_win_set_width(win, 44)
+  chat.render() -- (WinResized does this in a running Neovim)
+  local lines = vim.api.nvim_buf_get_lines(chat.thread.buf, 0, -1, false)
+  local at = vim.iter(ipairs(lines)):find(function(_, l) return vim.startswith(l, "  app.config") end)
+  H.eq({ "  app.config.from_object(", "      'yourapplication.default_settings')",
+    "  app.register_blueprint(simple_page, ", "      url_prefix='/pages', ", "      subdomain='admin')" },
+    { lines[at], lines[at + 1], lines[at + 2], lines[at + 3], lines[at + 4] },
+    "broken after '(' and ', ' (never inside the string), the rest hanging by 4")
+  for _, l in ipairs(lines) do
+    H.ok(vim.fn.strdisplaywidth(l) <= 44, "within the window: " .. l)
+  end
+  local rows = H.with_ui(function()
+    vim.api.nvim_set_current_win(win)
+    vim.api.nvim_win_set_cursor(win, { at, 0 })
+    vim.cmd("redraw")
+    return table.concat(H.screen_text(), "\n")
+  end)
+  H.contains(rows, "'yourapplication.default_settings')", "the name whole on the screen")
+  -- a yank of the parts (linewise, or from a part to the next) gets the lines as the answer has them
+  vim.api.nvim_win_set_cursor(win, { at, 0 })
+  vim.cmd("normal! yj")
+  H.eq(code .. "\n", vim.fn.getreg('"'), "yj over the two parts: the line")
+  H.eq(code .. "\n", vim.fn.getreg("0"), "register 0 too")
+  vim.cmd("normal! \"a5yy")
+  H.eq(code .. "\n" .. call .. "\n", vim.fn.getreg("a"), "5yy into a named register: both lines")
+  vim.cmd("normal! 0y$")
+  H.eq("  app.config.from_object(", vim.fn.getreg('"'), "y$ within one part: as shown")
+  vim.api.nvim_win_close(win, true)
+  chat.thread.turns = {}
+end)
+
 H.it("citation_at finds the [n] under or nearest the cursor", function()
   local line = "Merges time out [1] after 42 s [12]."
   H.eq(1, ui.citation_at(line, 18), "inside [1]")

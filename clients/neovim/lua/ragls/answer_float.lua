@@ -294,10 +294,13 @@ function AnswerView:finish(result)
     return
   end
   local lines, by_line = answer_text.answer_lines(self.question, result)
+  local joins = {}
   if self.win and vim.api.nvim_win_is_valid(self.win) then -- a source's location never split at its ":" or "-"
-    lines, by_line = answer_text.wrap_sources(lines, by_line, vim.api.nvim_win_get_width(self.win))
+    -- (and a code line wider than the float broken where code may break, yanked whole: ragls.code_wrap)
+    lines, by_line, _, joins = answer_text.wrap_sources(lines, by_line, vim.api.nvim_win_get_width(self.win))
   end
   set_lines(self.buf, lines, 0)
+  require("ragls.code_wrap").track(self.buf, joins)
   local by_n = {}
   for _, source in ipairs(result.sources or {}) do
     by_n[source.n] = source

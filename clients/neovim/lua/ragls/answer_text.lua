@@ -182,25 +182,35 @@ function M.wrap_source_line(line, width)
   return out
 end
 
---- `lines` (`answer_lines`) with each source line (a key of `by_line`) wrapped by `wrap_source_line` to `width`;
---- every part of it maps to its source in the `by_line` returned, and `moved[i]` is where line i (its first part) is
---- now.
+--- `lines` (`answer_lines`) with each source line (a key of `by_line`) wrapped by `wrap_source_line` to `width`, and
+--- each code line wider than `width` broken where code may break (`ragls.code_wrap`); every part of a source line
+--- maps to its source in the `by_line` returned, `moved[i]` is where line i (its first part) is now, and `joins`
+--- names the parts of code lines after their first (line -> bytes of hanging indent: `code_wrap.track`).
 ---@param lines string[]
 ---@param by_line table<integer, table>
 ---@param width integer
 ---@return string[] lines
 ---@return table<integer, table> by_line
 ---@return integer[] moved
+---@return table<integer, integer> joins
 function M.wrap_sources(lines, by_line, width)
-  local out, out_by, moved = {}, {}, {}
+  local code_wrap = require("ragls.code_wrap")
+  local out, out_by, moved, joins, code = {}, {}, {}, {}, code_wrap.code_lines(lines)
   for i, line in ipairs(lines) do
     moved[i] = #out + 1
-    for _, part in ipairs(by_line[i] and M.wrap_source_line(line, width) or { line }) do
+    local parts, hang = { line }, 0
+    if by_line[i] then
+      parts = M.wrap_source_line(line, width)
+    elseif code[i] then
+      parts, hang = code_wrap.split(line, width)
+    end
+    for p, part in ipairs(parts) do
       table.insert(out, part)
       out_by[#out] = by_line[i]
+      joins[#out] = p > 1 and code[i] and hang or nil
     end
   end
-  return out, out_by, moved
+  return out, out_by, moved, joins
 end
 
 --- The answer as Markdown followed by the numbered sources it cites (`cited_sources`: those listed under "###

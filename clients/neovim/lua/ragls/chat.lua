@@ -172,9 +172,10 @@ function M.render(reveal)
     width = math.min(width or math.huge, vim.api.nvim_win_get_width(w) - vim.fn.getwininfo(w)[1].textoff)
     show_keys_hint(w)
   end
-  if width then
+  local joins = {}
+  if width then -- (and a code line wider than it broken where code may break, yanked whole: ragls.code_wrap)
     local moved
-    lines, line_source, moved = answer_text.wrap_sources(lines, line_source, width)
+    lines, line_source, moved, joins = answer_text.wrap_sources(lines, line_source, width)
     local turns = {}
     for i, turn in pairs(line_turn) do
       local last = (moved[i + 1] or #lines + 1) - 1 -- every part of line i
@@ -193,6 +194,7 @@ function M.render(reveal)
   end
   vim.bo[t.buf].modifiable = true
   vim.api.nvim_buf_set_lines(t.buf, 0, -1, false, lines)
+  require("ragls.code_wrap").track(t.buf, joins)
   ui.conceal_fences(t.buf)
   vim.bo[t.buf].modifiable = false
   vim.bo[t.buf].modified = false
