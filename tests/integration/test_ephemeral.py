@@ -131,6 +131,32 @@ def test_a_named_file_of_the_folder_that_links_out_of_it_is_refused(folder, tmp_
     assert [d.text for d in load_documents([str(outside)], folder)] == ["outside secret\n"]
 
 
+def test_a_file_of_the_folder_swapped_for_a_link_out_after_the_check_is_not_read(folder, tmp_path_factory,
+                                                                                   monkeypatch):
+    """The file named is judged as it is opened (`load.read_bytes` with the folder), not only by its name looked up
+    before: a local process swapping `notes.md` for a link to a secret between ragls's check and its read (here
+    right after the check, as such a process would) got the secret into the prompt (break64's lead)."""
+    from ragls.sources import ephemeral
+
+    outside = tmp_path_factory.mktemp("home") / "id_rsa"
+    outside.write_text("xylophonequark private key\n")
+    (folder / "notes.md").write_text("# Notes\n\nplain notes\n")
+    checked = ephemeral.inside_folder
+
+    def check_then_swap(base, path):
+        found = checked(base, path)
+        if Path(path).name == "notes.md" and not Path(path).is_symlink():
+            link = folder / "swap.tmp"
+            link.symlink_to(outside)
+            link.replace(folder / "notes.md")  # atomic, as `mv` does
+        return found
+
+    monkeypatch.setattr(ephemeral, "inside_folder", check_then_swap)
+    with pytest.raises(InvalidParams, match="outside") as exc:
+        load_documents(["notes.md"], folder)
+    assert "xylophonequark" not in str(exc.value)
+
+
 @pytest.mark.parametrize(("spec", "needle"), [
     ("missing.md", "file not found"), ("docs/**/*.rst", "no file matches"), ("docs", "is a directory"),
     ("bin.dat", "binary"), ("epub:manual.epub", "unsupported loader"), ("", "empty"),

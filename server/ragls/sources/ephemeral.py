@@ -92,14 +92,15 @@ def _load_path(path: Path, folder: Path, max_file_bytes: int, loaders: dict[str,
     its path in `folder`, or by its absolute path when it lies outside. InvalidParams (or RequestFailed for a
     document loader's failure) when it cannot be used, and when it is written as a file of the folder but is a
     link out of it: a cloned folder's planted `pw.md -> /etc/passwd` named by the user is not its target (read
-    when named itself)."""
-    if _written_inside(str(path), folder) and inside_folder(folder, path) is None:
+    when named itself). A file whose real path lies in `folder` is read confined to it (`load_source`'s
+    `confined`): judged as it is opened, so a name swapped for a link out after this check is refused, not read."""
+    rel = inside_folder(folder, path)
+    if rel is None and _written_inside(str(path), folder):
         raise InvalidParams(f"documents: {path} is a link to a file outside {folder}; name that file itself to "
                             "read it")
-    try:
-        rel = path.resolve().relative_to(folder.resolve()).as_posix()
-        result = load_source(folder, rel, max_file_bytes, loaders, loader)
-    except ValueError:  # outside the workspace folder: label it with its absolute path
+    if rel is not None:
+        result = load_source(folder, rel, max_file_bytes, loaders, loader, confined=True)
+    else:  # outside the workspace folder: label it with its absolute path
         result = load_source(path.parent, path.name, max_file_bytes, loaders, loader)
         if isinstance(result, Document):
             result = dataclasses.replace(result, folder="", path=path.resolve().as_posix())
