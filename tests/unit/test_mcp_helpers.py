@@ -3,6 +3,7 @@ the project root found by root markers."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -57,6 +58,32 @@ def test_root_markers_ragls_toml_wins_over_a_nearer_git(tmp_path):
     (outer / "ragls.toml").unlink()
     assert find_root(inner) == outer / "pkg"
     assert project_root(inner) == outer / "pkg"
+
+
+def test_a_root_marker_of_another_user_is_no_marker(tmp_path, monkeypatch, caplog):
+    """A `ragls.toml` (or `.git`) another user planted in a shared parent (`/tmp/ragls.toml`) made that parent the
+    project of a repository below it: `ragls mcp` or `ragls ask "..."` there indexed and served all of it. A
+    marker is now one only when the current user or root owns it (as git refuses "dubious ownership")."""
+    shared = tmp_path / "shared"
+    repo = shared / "clone"
+    (repo / ".git").mkdir(parents=True)
+    (shared / "notes").mkdir()
+    planted = [shared / "ragls.toml", shared / ".git"]
+    planted[0].write_text('[sources]\ninclude = ["**/*.md"]\n')
+    planted[1].mkdir()
+    assert find_root(repo) == shared  # the user's own markers: ragls.toml first, as ever
+    if os.geteuid() == 0:  # root: the planted markers belong to another user
+        for path in planted:
+            os.chown(path, 65534, 65534)
+    else:  # a user cannot give a file away: the process runs as another one instead
+        owner = os.getuid()
+        monkeypatch.setattr(os, "getuid", lambda: owner + 1)
+        (repo / ".git").rmdir()
+        assert find_root(repo) is None
+        return
+    assert find_root(repo) == repo and project_root(repo) == repo.resolve()
+    assert f"{shared / 'ragls.toml'} belongs to another user (uid 65534)" in caplog.text
+    assert find_root(shared / "notes") is None  # neither its .git
 
 
 def test_no_marker_falls_back_to_the_directory_but_never_home(tmp_path, monkeypatch):
