@@ -25,6 +25,8 @@ def workspace(tmp_path_factory):
     (ws / "legacy.txt").write_bytes("Caf\xe9 men\xfc: the cr\xe8me br\xfbl\xe9e recipe lives here.\n".encode("latin-1"))
     (ws / "windows.md").write_bytes(b"# Windows notes\r\n\r\nLine endings are CRLF here.\r\nThe zebra crossing "
                                     b"protocol is documented on this line.\r\n")
+    (ws / "oldmac.md").write_bytes(b"# Old Mac notes\r\rLines end with a lone carriage return here.\rThe marmot "
+                                   b"hibernation schedule is written on this line.\r")
     (ws / "empty.md").write_text("")
     (ws / "minified.txt").write_text(" ".join(f"tok{i}" for i in range(1600)))  # one 12,000-character line
     (ws / "node_modules").mkdir()
@@ -93,6 +95,17 @@ async def test_crlf_ranges(client):
     assert src["range"]["start"]["line"] == 0 and src["range"]["end"]["line"] == 3
 
 
+async def test_lone_cr_line_ends_are_lines_and_the_hit_is_answered(client):
+    """A Markdown file whose lines end with a lone CR (an old Mac file, or a stray CR in an edited one): markdown-it
+    counts those lines, and the answer's block reader (`blocks.markdown_blocks`) read the chunk as one line, so every
+    query and ask whose hits held it failed with an IndexError (-32603)."""
+    res = await request(client, "rag/query", {"query": "marmot hibernation schedule", "topK": 1})
+    src = res["chunks"][0]["source"]
+    assert src["path"] == "oldmac.md" and src["range"]["end"]["line"] == 3
+    answer = await request(client, "rag/ask", {"question": "Where is the marmot hibernation schedule written?"})
+    assert answer["sources"][0]["path"] == "oldmac.md" and "marmot hibernation schedule" in answer["answer"]
+
+
 async def test_latin1_file_is_decoded(client):
     res = await request(client, "rag/query", {"query": "crème brûlée recipe", "topK": 1})
     chunk = res["chunks"][0]
@@ -142,8 +155,8 @@ async def test_status_reports_skipped_files(client):
     assert status["embeddingRequested"] == "BAAI/bge-small-en-v1.5"
     assert status["generation"]["backend"] == "none"
     assert paths.get("empty.md") == "empty file"  # listed with its reason, not counted as indexed
-    # Indexed: 4 fixture docs + legacy.txt, windows.md, minified.txt; junk and ignored are not.
-    assert folder["files"] == 7
+    # Indexed: 4 fixture docs + legacy.txt, windows.md, oldmac.md, minified.txt; junk and ignored are not.
+    assert folder["files"] == 8
 
 
 async def test_junk_and_gitignored_not_indexed(client):
@@ -188,7 +201,7 @@ async def test_edit_and_delete_reflected_after_rebuild(client, workspace):
     (workspace / "notes.txt").write_text("Team notes\n\nThe kumquat harvest festival is on the third Friday.\n")
     (workspace / "api" / "authentication.rst").unlink()
     res = await request(client, "rag/rebuild", {})
-    assert res["files"] == 6
+    assert res["files"] == 7
     found = await request(client, "rag/query", {"query": "kumquat harvest festival", "topK": 1})
     assert found["chunks"][0]["source"]["path"] == "notes.txt"
     assert "kumquat" in found["chunks"][0]["text"]
