@@ -358,6 +358,25 @@ def test_the_subject_is_named_in_the_clause_that_asks_for_the_value(settings_ws)
     assert result.hits.evidence.value_missing == 0.0 and not result.abstained, result.hits.evidence
 
 
+def test_a_two_part_questions_second_clause_names_the_value_it_asks(settings_ws):
+    """A question asking two things, the value in its second clause, joined by "and", that names its own subject
+    (`asked_value._own_value_clause`): the subject is that clause's ("fetch", "retried"), not the rarest words of
+    the first ("skip", "list"), so the default stated beside the setting answers it; on main the whole question's
+    rarest words were the subject, no sentence near them states a number, and the value veto refused it (Peewee's
+    pw29, "... and what limits how many connections the pool keeps open?"). A second clause that points back
+    ("that limit") or names only the value ("the limit by default") still reads the whole question."""
+    from ragls.retrieval.asked_value import value_clause
+
+    question = "What does a job's skip list do, and how many times is a failed fetch retried by default?"
+    assert value_clause(question) == "and how many times is a failed fetch retried by default?"
+    for whole in ("How do I limit the retries of a job, and what is that limit when I don't set it?",
+                  "Does a job retry a failed fetch, and what is the limit by default?",
+                  "In a job's metadata, how many times is a failed fetch retried by default?"):
+        assert value_clause(whole) == whole, whole
+    result = settings_ws.query(question)
+    assert result.hits.evidence.value_missing == 0.0 and not result.abstained, result.hits.evidence
+
+
 @pytest.mark.timeout(60)
 def test_a_passage_of_blank_lines_is_read_in_linear_time():
     """A folder's chunk with a long run of blank lines is split into blocks in linear time: the block-start lookahead
