@@ -133,7 +133,7 @@ def test_the_first_hits_are_ordered_by_their_best_sentence_too(workspace):
     unmoved = [Fused("timeouts", 0.9), Fused("certs", 0.8)]
     assert sentence_rerank(unmoved, {"timeouts": timeouts, "certs": certs}, lambda texts: None, query, 1.0) is unmoved
 
-    # through the pipeline: the first hit's score is its fused score plus its best sentence's cosine
+    # through the pipeline: the first hit's score is its fused score plus its best sentence's cosine and the margin
     settings = workspace.settings.retrieval
     assert settings.sentence_weight == 0.0  # off by default (config/settings.py says why)
     plain = workspace.retrieve(QUESTION, 2).hits[0]
@@ -143,4 +143,34 @@ def test_the_first_hits_are_ordered_by_their_best_sentence_too(workspace):
     finally:
         settings.sentence_weight = 0.0
     assert plain.chunk.id == ranked.chunk.id == certs.id
-    assert ranked.score == pytest.approx(plain.score + best, abs=1e-5)
+    # (the fused first, its page also gains `retrieval.sentence_margin`)
+    assert ranked.score == pytest.approx(plain.score + best + settings.sentence_margin, abs=1e-5)
+
+
+def test_another_page_takes_the_first_place_only_by_more_than_the_margin(workspace):
+    """`retrieval.sentence_margin` (retrieval/sentence_rank.py): the fused first's page gains the margin too, so a page
+    whose best sentence beats the first's by less than the margin plus their fused gap stays below it; by more, it
+    still comes first. The raise is the stored sentence vectors' cosine, as without a margin."""
+    from ragls.retrieval.fuse import Fused
+    from ragls.retrieval.sentence_rank import best_sentence_cosines, sentence_rerank
+
+    manifest = workspace.indexes[0].manifest
+    [certs], [timeouts] = manifest.chunks_of("certs.md"), manifest.chunks_of("timeouts.md")
+    query = workspace.embedder.embed_query(QUESTION)
+    known = workspace.embedder.known_vectors
+    best, other = best_sentence_cosines([certs, timeouts], known, query)
+    pages = {"timeouts": timeouts, "certs": certs}
+    lead = best - other - 0.1  # what certs' sentence wins by over timeouts.md's 0.1 fused lead
+    assert lead > 0.05
+
+    def ranked(margin):
+        return sentence_rerank([Fused("timeouts", 0.9), Fused("certs", 0.8)], pages, known, query, 1.0, margin=margin)
+
+    kept = ranked(lead + 0.01)  # a margin above certs' lead: the fused first stays first
+    assert [f.key for f in kept] == ["timeouts", "certs"]
+    assert kept[0].contributions["sentence"] == pytest.approx(other + lead + 0.01)
+    assert kept[1].score == pytest.approx(0.8 + best)
+    moved = ranked(lead - 0.01)  # below it: the answering page comes first, its raise its own sentence's cosine
+    assert [f.key for f in moved] == ["certs", "timeouts"]
+    assert moved[0].score == pytest.approx(0.8 + best)
+    assert workspace.settings.retrieval.sentence_margin == 0.05  # the default (config/settings.py says why)

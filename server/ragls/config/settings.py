@@ -230,6 +230,11 @@ class RetrievalSettings(_Section):
     # first five"); 0 = off, the default: it lost file Hit@1 on 19 dev sets it was not tuned on (bench/history/
     # session-64.md, "The session's figures and held-out sets 63 and 64").
     sentence_weight: float = Field(0.0, ge=0.0, le=10.0)
+    # With sentence_weight on: the fused first's page gains this more (x sentence_weight), so another page takes the
+    # first place only when its best sentence beats the first's by more than this plus their fused gap, not on a
+    # difference within MiniLM's noise (retrieval/sentence_rank.py; bench/history/session-65.md "Ranking: a margin
+    # for the fused first"); 0 = none.
+    sentence_margin: float = Field(0.05, ge=0.0, le=1.0)
     # BM25 pseudo-relevance feedback, RM3 (retrieval/feedback.py); Anserini's BM25+RM3 defaults 10 / 10 / 0.5.
     bm25_feedback: bool = False
     bm25_feedback_docs: int = Field(10, ge=1, le=100)

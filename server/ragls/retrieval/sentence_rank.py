@@ -58,12 +58,16 @@ def best_sentence_cosines(chunks: Sequence[Chunk], embed: Callable[[list[str]], 
 
 
 def sentence_rerank(fused: list, chunks: dict, embed: Callable[[list[str]], Any] | None, query_vector: Any,
-                    weight: float, files: FileFilters | None = None, head: int = SENTENCE_HEAD) -> list:
+                    weight: float, files: FileFilters | None = None, head: int = SENTENCE_HEAD,
+                    margin: float = 0.0) -> list:
     """`fused` (`fuse.Fused`, convex scores, best first) with each of its first `head` entries raised by `weight` x
     the best sentence cosine (`best_sentence_cosines`) of its page's chunks among them (`chunks[key]` is the entry's
     chunk, `Chunk.document` its page) and those entries re-sorted by the new score (ties keep their order, so a page's
     chunks keep theirs); the raise is the contribution "sentence", none for a cosine <= 0 (a fused score stays
-    positive: relevance shares, `fuse.relevance_shares`, are read from it). Entries below the head are unchanged. Returns
+    positive: relevance shares, `fuse.relevance_shares`, are read from it). The first entry's page, the fused first,
+    gains `margin` more (`retrieval.sentence_margin`, in cosine units times `weight`): another page takes the first place
+    only when its raise beats the first's by more than the margin plus their fused gap, not on a difference of
+    cosines within MiniLM's noise. Entries below the head are unchanged. Returns
     `fused` itself when `weight` <= 0, without `embed` or `query_vector`, when an entry of the head has no chunk, or
     when a sentence's vector is not at hand."""
     if weight <= 0 or embed is None or query_vector is None or len(fused) < 2:
@@ -79,10 +83,16 @@ def sentence_rerank(fused: list, chunks: dict, embed: Callable[[list[str]], Any]
         page = chunks[f.key].document
         if cos is not None and cos > best.get(page, -2.0):
             best[page] = cos
+    first = chunks[top[0].key].document
     for f in top:
-        cos = best.get(chunks[f.key].document)
-        if cos is not None and cos > 0:  # a sentence pointing away from the question adds nothing (scores stay >= 0)
-            f.contributions["sentence"] = weight * cos
-            f.score += weight * cos
+        page = chunks[f.key].document
+        cos = best.get(page)
+        # a sentence pointing away from the question adds nothing (scores stay >= 0)
+        raise_ = weight * cos if cos is not None and cos > 0 else 0.0
+        if page == first:
+            raise_ += weight * margin
+        if raise_:
+            f.contributions["sentence"] = raise_
+            f.score += raise_
     order = {id(f): i for i, f in enumerate(top)}
     return sorted(top, key=lambda f: (-f.score, order[id(f)])) + fused[head:]
