@@ -174,3 +174,30 @@ def test_another_page_takes_the_first_place_only_by_more_than_the_margin(workspa
     assert [f.key for f in moved] == ["certs", "timeouts"]
     assert moved[0].score == pytest.approx(0.8 + best)
     assert workspace.settings.retrieval.sentence_margin == 0.05  # the default (config/settings.py says why)
+
+
+def test_with_a_rare_share_only_sentences_holding_a_rare_question_term_count(workspace):
+    """`retrieval.sentence_rare_share` (`sentence_rank.rare_sentences`): a sentence counts only when it holds a
+    question term (stemmed as the query's) that at most that share of the head's sentences hold; the product's name
+    and the subject every candidate repeats lift nothing. On the real index: timeouts.md's only sentence holds no
+    term of the question, so with the share below 1 its chunk has no sentence to count, while certs.md keeps its
+    answering sentence (it alone says "verification") and the same cosine."""
+    from ragls.retrieval.query import analyse
+    from ragls.retrieval.sentence_rank import best_sentence_cosines, rare_sentences
+
+    sentences = ["SQLFluff aims to fill this space for SQL.", "Configure the SQLFluff rules in a .sqlfluff file.",
+                 "A rule is excluded with exclude_rules."]
+    terms = analyse("How do I exclude a rule when SQLFluff lints?").focus_terms
+    # "sqlfluff" and "rule" are held by 2 of 3 sentences, "exclud" by one: only that sentence counts at a share of 0.5
+    assert rare_sentences(sentences, terms, 0.5) == {"A rule is excluded with exclude_rules."}
+    assert rare_sentences(sentences, terms, 0.7) == set(sentences)  # 2/3 <= 0.7: "sqlfluff" and "rule" count too
+
+    manifest = workspace.indexes[0].manifest
+    [certs], [timeouts] = manifest.chunks_of("certs.md"), manifest.chunks_of("timeouts.md")
+    query = workspace.embedder.embed_query(QUESTION)
+    known = workspace.embedder.known_vectors
+    every = best_sentence_cosines([certs, timeouts], known, query)
+    gated = best_sentence_cosines([certs, timeouts], known, query, terms=analyse(QUESTION).focus_terms,
+                                  rare_share=0.3)
+    assert gated == [pytest.approx(every[0]), None]
+    assert workspace.settings.retrieval.sentence_rare_share == 1.0  # every sentence counts by default

@@ -235,6 +235,11 @@ class RetrievalSettings(_Section):
     # difference within MiniLM's noise (retrieval/sentence_rank.py; bench/history/session-65.md "Ranking: a margin
     # for the fused first"); 0 = none.
     sentence_margin: float = Field(0.05, ge=0.0, le=1.0)
+    # With sentence_weight on: a sentence counts only when it holds a question term that at most this share of the
+    # head's sentences hold (retrieval/sentence_rank.py `rare_sentences`: a sentence naming only the product or the
+    # page's subject lifts nothing; bench/history/session-65.md "Ranking: a margin for the fused first"); 1 = every
+    # sentence counts.
+    sentence_rare_share: float = Field(1.0, ge=0.0, le=1.0)
     # BM25 pseudo-relevance feedback, RM3 (retrieval/feedback.py); Anserini's BM25+RM3 defaults 10 / 10 / 0.5.
     bm25_feedback: bool = False
     bm25_feedback_docs: int = Field(10, ge=1, le=100)

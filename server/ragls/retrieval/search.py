@@ -519,14 +519,16 @@ def _sentence_rerank(sources, lookup: ChunkLookup, fused: list, q: Query, settin
                      embedder) -> list:
     """`fused` (convex scores, after page support) with its first `sentence_rank.SENTENCE_HEAD` entries raised by
     `retrieval.sentence_weight` x their page's best answer-sentence cosine among them (the fused first's page x
-    `retrieval.sentence_margin` more) and re-sorted (`sentence_rank.sentence_rerank`), with the sentence vectors at hand only (`Embedder.known_vectors`: the model
+    `retrieval.sentence_margin` more; with `retrieval.sentence_rare_share` < 1 only sentences holding a question term
+    rare among the head's) and re-sorted (`sentence_rank.sentence_rerank`), with the sentence vectors at hand only (`Embedder.known_vectors`: the model
     never runs here); unchanged without the question's vector."""
     known = getattr(embedder, "known_vectors", None)
     if settings.sentence_weight <= 0 or q.vector is None or known is None:
         return fused
     chunks = lookup([f.key for f in fused[:SENTENCE_HEAD]])
     return sentence_rerank(fused, chunks, known, q.vector, settings.sentence_weight, file_filters(sources),
-                           margin=settings.sentence_margin)
+                           margin=settings.sentence_margin, terms=q.focus_terms,
+                           rare_share=settings.sentence_rare_share)
 
 
 def _materialize(lookup: ChunkLookup, fused, similarity, top_k: int) -> list[Hit]:

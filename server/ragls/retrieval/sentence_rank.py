@@ -27,12 +27,14 @@ come from: bench/history/session-64.md, "Ranking: the answering sentence's cosin
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from ragls.answer.includes import FileFilters
 from ragls.answer.passages import chunk_units
 from ragls.core.ir import Chunk
+from ragls.retrieval.query import analyse
 
 # How many of the first fused candidates are re-ordered: the default top_k, independent of the request's top_k so
 # that rag/query at k 5 and `ragls eval` at k 10 rank alike.
@@ -40,12 +42,15 @@ SENTENCE_HEAD = 5
 
 
 def best_sentence_cosines(chunks: Sequence[Chunk], embed: Callable[[list[str]], Any], query_vector: Any,
-                          files: FileFilters | None = None) -> list[float | None] | None:
+                          files: FileFilters | None = None, terms: frozenset[str] = frozenset(),
+                          rare_share: float = 1.0) -> list[float | None] | None:
     """The best cosine of `query_vector` (normalised, (dim,)) with one of each chunk's answer sentences
     (`Unit.sentence` of `passages.chunk_units`, read with the open indexes' file filters `files`), one per chunk in
     order; None for a chunk without a sentence. `embed` maps texts to their normalised vectors ((len, dim)) or None
     when they are not all at hand (`Embedder.known_vectors`): then the whole result is None, so that no chunk is
-    judged on its sentences while another is not."""
+    judged on its sentences while another is not. With `rare_share` < 1 and the question's index terms `terms`
+    (`Query.focus_terms`), a sentence counts only when it holds one of them that at most `rare_share` of the
+    chunks' distinct sentences hold (`rare_sentences`); a chunk without such a sentence gets None."""
     per_chunk = [[u.sentence for u in chunk_units(c, files=files) if u.sentence.strip()] for c in chunks]
     texts = list(dict.fromkeys(t for sents in per_chunk for t in sents))
     if not texts:
@@ -54,12 +59,36 @@ def best_sentence_cosines(chunks: Sequence[Chunk], embed: Callable[[list[str]], 
     if vectors is None:
         return None
     cosines = dict(zip(texts, (vectors @ query_vector).tolist()))
+    if rare_share < 1.0:
+        counted = rare_sentences(texts, terms, rare_share)
+        per_chunk = [[t for t in sents if t in counted] for sents in per_chunk]
     return [max(cosines[t] for t in sents) if sents else None for sents in per_chunk]
+
+
+@functools.lru_cache(maxsize=8192)
+def _sentence_terms(sentence: str) -> frozenset[str]:
+    return analyse(sentence).focus_terms if sentence.strip() else frozenset()
+
+
+def rare_sentences(sentences: Sequence[str], terms: frozenset[str], share: float) -> set[str]:
+    """The distinct `sentences` holding one of the question's index terms `terms` that at most `share` of them hold
+    (each sentence's terms as a query's, `Query.focus_terms`: stemmed content words). The words every candidate
+    repeats — the product's name, the page's subject — pass nobody, so a short sentence naming the product ("SQLFluff
+    aims to fill this space for SQL.") does not lift an overview page over the page that answers (session 64's
+    lead; bench/history/session-65.md, "Ranking: a margin for the fused first")."""
+    distinct = list(dict.fromkeys(sentences))
+    held = {s: _sentence_terms(s) & terms for s in distinct}
+    counts: dict[str, int] = {}
+    for found in held.values():
+        for t in found:
+            counts[t] = counts.get(t, 0) + 1
+    rare = {t for t, n in counts.items() if n <= share * len(distinct)}
+    return {s for s, found in held.items() if found & rare}
 
 
 def sentence_rerank(fused: list, chunks: dict, embed: Callable[[list[str]], Any] | None, query_vector: Any,
                     weight: float, files: FileFilters | None = None, head: int = SENTENCE_HEAD,
-                    margin: float = 0.0) -> list:
+                    margin: float = 0.0, terms: frozenset[str] = frozenset(), rare_share: float = 1.0) -> list:
     """`fused` (`fuse.Fused`, convex scores, best first) with each of its first `head` entries raised by `weight` x
     the best sentence cosine (`best_sentence_cosines`) of its page's chunks among them (`chunks[key]` is the entry's
     chunk, `Chunk.document` its page) and those entries re-sorted by the new score (ties keep their order, so a page's
@@ -67,7 +96,8 @@ def sentence_rerank(fused: list, chunks: dict, embed: Callable[[list[str]], Any]
     positive: relevance shares, `fuse.relevance_shares`, are read from it). The first entry's page, the fused first,
     gains `margin` more (`retrieval.sentence_margin`, in cosine units times `weight`): another page takes the first place
     only when its raise beats the first's by more than the margin plus their fused gap, not on a difference of
-    cosines within MiniLM's noise. Entries below the head are unchanged. Returns
+    cosines within MiniLM's noise. With `rare_share` < 1 only the sentences holding a question term (`terms`) rare
+    among the head's sentences count (`rare_sentences`). Entries below the head are unchanged. Returns
     `fused` itself when `weight` <= 0, without `embed` or `query_vector`, when an entry of the head has no chunk, or
     when a sentence's vector is not at hand."""
     if weight <= 0 or embed is None or query_vector is None or len(fused) < 2:
@@ -75,7 +105,7 @@ def sentence_rerank(fused: list, chunks: dict, embed: Callable[[list[str]], Any]
     top = fused[:head]
     if any(f.key not in chunks for f in top):
         return fused
-    cosines = best_sentence_cosines([chunks[f.key] for f in top], embed, query_vector, files)
+    cosines = best_sentence_cosines([chunks[f.key] for f in top], embed, query_vector, files, terms, rare_share)
     if cosines is None:
         return fused
     best: dict[str, float] = {}  # page -> its best sentence's cosine among the head's chunks
