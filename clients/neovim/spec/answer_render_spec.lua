@@ -149,8 +149,10 @@ H.it("a code line wider than the chat breaks where code may break, never inside 
   local chat = require("ragls.chat")
   local code = "  app.config.from_object('yourapplication.default_settings')"
   local call = "  app.register_blueprint(simple_page, url_prefix='/pages', subdomain='admin')"
+  local short = '  app.config.from_file("config.json", load=json.load, text=False)' -- (each word fits a part)
   chat.thread.turns = { { question = "How do I load the default settings?", text = "", status = "done", result = {
-    answer = table.concat({ "- Load them from a module [1]:", "  ```python", code, call, "  ```", "- Done [1]." }, "\n"),
+    answer = table.concat({ "- Load them from a module [1]:", "  ```python", code, call, short, "  ```", "- Done [1]." },
+      "\n"),
     sources = { source }, citations = { { n = 2, supported = true } }, model = "extractive", elapsedMs = 10 } } }
   config.values.chat.layout = "vsplit"
   local win = chat.open()
@@ -162,6 +164,11 @@ H.it("a code line wider than the chat breaks where code may break, never inside 
     "  app.register_blueprint(simple_page, ", "      url_prefix='/pages', ", "      subdomain='admin')" },
     { lines[at], lines[at + 1], lines[at + 2], lines[at + 3], lines[at + 4] },
     "broken after '(' and ', ' (never inside the string), the rest hanging by 4")
+  H.eq({ '  app.config.from_file("config.json", ', "      load=json.load, text=False)" }, { lines[at + 5], lines[at + 6] },
+    "at a space: a word that fits a part goes there whole")
+  H.eq({ '  app.config.from_file("config.json", ', "      load=json.load)" },
+    require("ragls.code_wrap").split('  app.config.from_file("config.json", load=json.load)', 48),
+    "not at the last break that fits: 'load=json' / '.load)'")
   for _, l in ipairs(lines) do
     H.ok(vim.fn.strdisplaywidth(l) <= 44, "within the window: " .. l)
   end

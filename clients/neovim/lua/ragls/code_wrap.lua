@@ -4,9 +4,10 @@
 --- its row ended when one of its tokens was wider than the room left: "app.config.from_object('y" / "ourapplication.
 --- default_settings')" in the chat's 50-column split ('breakat' cannot take "(" or "." without breaking prose there,
 --- and it is global; inline virtual text is no break opportunity). Such a line is now broken in the buffer itself,
---- after a "(", "[", "{", "," or space, or before the "." of a name, never inside a quoted string, its next parts
---- under its start with a hanging indent of 4 (PEP 8's), as VS Code's chat view breaks code (`codeBreaks`). A yank that covers the breaks gets the line
---- as the answer has it (|TextYankPost|: each part's hanging indent taken off, the parts joined), as `Y` does.
+--- at a space, or in a word too wide for a part after a "(", "[", "{" or ",", or before the "." of a name, never
+--- inside a quoted string, its next parts under its start with a hanging indent of 4 (PEP 8's), as VS Code's chat
+--- view breaks code (`codeBreaks`). A yank that covers the breaks gets the line as the answer has it (|TextYankPost|:
+--- each part's hanging indent taken off, the parts joined), as `Y` does.
 ---
 --- Pure rendering: this module never talks to the server.
 
@@ -40,16 +41,40 @@ function M.code_lines(lines)
   return code
 end
 
+--- For each character of `chars`: whether it is in a word (a run without spaces) wider than `fit` columns.
+---@param chars string[]
+---@param fit integer
+---@return boolean[]
+local function in_long_word(chars, fit)
+  local long, start, width = {}, 1, 0
+  for i = 1, #chars + 1 do
+    local ch = chars[i]
+    if ch == nil or ch:match("^%s$") then
+      for j = start, i - 1 do
+        long[j] = width > fit
+      end
+      start, width = i + 1, 0
+    else
+      width = width + vim.fn.strdisplaywidth(ch)
+    end
+  end
+  return long
+end
+
 --- The byte length of the longest head of `text` at most `room` columns wide that ends where code may break:
---- after "(", "[", "{", "," or a space, or before a "." of a name ("app" / ".config") — never inside a quoted string
---- ('yourapplication.default_settings' stays whole) — and is longer than `least` bytes (a part holds more than its
---- indent). Without one, the longest head that fits (a name wider than the room: broken inside, as the window did).
+--- after a space; in a word wider than `fit` columns (it fits no part) also after "(", "[", "{" or ",", or before a
+--- "." of a name ("app" / ".config"), never inside a quoted string ('yourapplication.default_settings' stays whole)
+--- — a shorter word goes to the next part whole ("load=json.load)", not "load=json." / "load)"); and longer than
+--- `least` bytes (a part holds more than its indent). Without one, the longest head that fits (a name wider than
+--- the room: broken inside, as the window did).
 ---@param text string
 ---@param room integer
 ---@param least integer
+---@param fit integer
 ---@return integer
-local function cut(text, room, least)
+local function cut(text, room, least, fit)
   local chars = vim.fn.split(text, [[\zs]])
+  local long = in_long_word(chars, fit)
   local width, bytes, best, fits, quote = 0, 0, nil, 0, nil
   for i, ch in ipairs(chars) do
     width = width + vim.fn.strdisplaywidth(ch)
@@ -64,7 +89,8 @@ local function cut(text, room, least)
       quote = ch
     else
       local nxt = chars[i + 1]
-      if bytes > least and nxt and (ch:match("[%(%[{, ]") or (nxt == "." and ch:match("[%w_%)%]]"))) then
+      local inner = long[i] and (ch:match("[%(%[{,]") or (nxt == "." and ch:match("[%w_%)%]]")))
+      if bytes > least and nxt and (ch == " " or inner) then
         best = bytes
       end
     end
@@ -93,7 +119,8 @@ function M.split(line, width)
   end
   local parts, rest, head = {}, line, ""
   while vim.fn.strdisplaywidth(head .. rest) > width do
-    local n = cut(rest, width - vim.fn.strdisplaywidth(head), head == "" and #lead or 0)
+    local n = cut(rest, width - vim.fn.strdisplaywidth(head), head == "" and #lead or 0,
+      width - vim.fn.strdisplaywidth(prefix))
     table.insert(parts, head .. rest:sub(1, n))
     rest, head = rest:sub(n + 1), prefix
   end
