@@ -36,11 +36,15 @@ export function withoutLabel(text: string, label: string | undefined): string {
   return line && text.startsWith(line, lead.length) ? lead + text.slice(lead.length + line.length).trimStart() : text;
 }
 
-/** `html` (a code block's escaped text) with a <wbr> after each ",", "|", "=", "/" or "(" followed by more of the same
- * token, and after each "." followed by a letter or "_" (a name's part, not a number's decimals): where a token longer
- * than the narrow chat view's line may break (createRenderer). The text read or copied is unchanged. */
+/** `html` (a code block's escaped text) with, in each word (a run without spaces) longer than NOWRAP_CODE_WORD
+ * characters (an entity such as `&quot;` counting as one), a <wbr> after each ",", "|", "=", "/" or "(" followed by
+ * more of the same token, and after each "." followed by a letter or "_" (a name's part, not a number's decimals):
+ * where a token longer than the narrow chat view's line may break (createRenderer). A shorter word has none: it fits
+ * a line, so it goes to the next one whole (the browser fills each line to the last break that fits: "load=json." /
+ * "load)" in Flask's `app.config.from_file("config.json", load=json.load)`). The text read or copied is unchanged. */
 export function codeBreaks(html: string): string {
-  return html.replace(/([,|=/(])(?=[^\s<)])|(\.)(?=[A-Za-z_])/g, (_m, mark?: string, dot?: string) => `${mark ?? dot}<wbr>`);
+  return html.replace(/[^\s]+/g, (word) => word.replace(/&[#\w]+;/g, '&').length <= NOWRAP_CODE_WORD ? word
+    : word.replace(/([,|=/(])(?=[^\s<)])|(\.)(?=[A-Za-z_])/g, (_m, mark?: string, dot?: string) => `${mark ?? dot}<wbr>`));
 }
 
 /** Render answer markdown; `[n]` becomes a citation link when `n` is a known source number. */
@@ -63,6 +67,20 @@ export function createRenderer(): (
     }
     state.pos += match[0].length;
     return true;
+  });
+  // A citation stays on the line of the word before it: the space before it a no-break one (U+00A0) in the HTML only
+  // (copied and inserted answers are the markdown). In the narrow side bar "[1]." went to a line of its own under
+  // a sentence ending at the edge ("… from_prefixed_env" / "[1].").
+  md.core.ruler.push('ragls_cite_glue', (state) => {
+    for (const block of state.tokens) {
+      const children = block.children ?? [];
+      children.forEach((token, i) => {
+        const before = children[i - 1];
+        if (token.type === 'ragls_cite' && before?.type === 'text' && before.content.endsWith(' ')) {
+          before.content = `${before.content.slice(0, -1)}\u00a0`;
+        }
+      });
+    }
   });
   md.renderer.rules.ragls_cite = (tokens, idx) => {
     const n = Number(tokens[idx].meta.n);

@@ -22,14 +22,25 @@ import { freePort, until, invokeTool, assertOpensAt, editorSuite, api, handbook,
 editorSuite(() => {
   test('a code block\'s long tokens may break between their parts in the narrow chat view, never inside a name', () => {
     // Flask's docs: "parent.register_blueprint(c" / "hild)" broke wherever the side bar's line ended.
-    const code = "app.register_blueprint(simple_page, url_prefix='/pages')\nx = round(1.5)\nf()\n";
+    const code = "app.register_blueprint(simple_page, url_prefix='/pages')\nx = round(1.5)\nf()\n"
+      + 'app.config.from_file("config.json", load=json.load)\nx = parent.register_blueprint(round(1.5))\n';
     const html = createRenderer()('```python\n' + code + '```\n', new Set());
     const body = /<code[^>]*>([\s\S]*)<\/code>/.exec(html)?.[1] ?? '';
-    assert.equal(body.split('\n')[0], "app.<wbr>register_blueprint(<wbr>simple_page, url_prefix=<wbr>'/<wbr>pages')");
+    // (only in a word longer than NOWRAP_CODE_WORD: a shorter one fits a line and goes to the next whole; with breaks
+    // in "url_prefix='/pages')" and "load=json.load)" the view filled its line up to "url_prefix=" / "json.")
+    assert.equal(body.split('\n')[0], "app.<wbr>register_blueprint(<wbr>simple_page, url_prefix='/pages')");
+    assert.equal(body.split('\n')[3], 'app.<wbr>config.<wbr>from_file(<wbr>&quot;config.<wbr>json&quot;, load=json.load)');
     // not inside a number, nor in "()"; the text read and copied is the code's
-    assert.equal(body.split('\n')[1], 'x = round(<wbr>1.5)');
+    assert.equal(body.split('\n')[1], 'x = round(1.5)');
+    assert.equal(body.split('\n')[4], 'x = parent.<wbr>register_blueprint(<wbr>round(<wbr>1.5))');
     assert.equal(body.split('\n')[2], 'f()');
-    assert.equal(body.replace(/<wbr>/g, ''), code);
+    assert.equal(body.replace(/<wbr>/g, ''), code.replace(/"/g, '&quot;'));
+    // A citation keeps to the word before it (a no-break space: "[1]." had a line of its own in the side bar); one
+    // after inline code too; the text itself unchanged
+    const cited = createRenderer()('Load them with `from_prefixed_env` [1]. Or a file [2] [3].', new Set([1, 2, 3]));
+    assert.ok(cited.includes('</code>\u00a0<a href="#" class="cite" data-n="1"'), cited);
+    assert.ok(cited.includes('a file\u00a0<a href="#" class="cite" data-n="2"'), cited);
+    assert.ok(cited.includes('</a>\u00a0<a href="#" class="cite" data-n="3"'), cited);
     // A source quoted at places far apart: each range of lines whole, a break allowed between them (kept whole, they
     // went under "[1]" and the path, each on a line of its own)
     const uri = vscode.Uri.joinPath(handbook.uri, 'docs', 'calibration.md').toString();
