@@ -165,6 +165,26 @@ def test_a_command_without_a_folder_in_the_home_directory_says_how_to_give_one(t
     assert exited.value.code == 2 and f"(or give the folder: {example})" in err, err
 
 
+def test_an_explicit_home_directory_is_not_indexed_without_a_ragls_toml(folder, tmp_path, monkeypatch, capsys):
+    """`ragls index /` walked the whole disk (121,593 files when tried) and `ragls ask ~ "..."` embedded the home
+    directory, while `ragls mcp`, `ragls http` and the editors refuse those folders unless a ragls.toml asks for them
+    (`roots.is_too_broad`): the command line refuses them the same way (exit 2), and indexes nothing there."""
+    home = tmp_path / "home"
+    (home / "notes").mkdir(parents=True)
+    (home / "notes" / "todo.md").write_text("# Todo\n\nFeed the tortoise on Sunday.\n")
+    monkeypatch.setenv("HOME", str(home))
+    for argv in (["index", str(home)], ["ask", str(home), "when is the tortoise fed?"], ["query", "~", "tortoise"]):
+        assert cli.main(argv) == 2, argv
+        err = capsys.readouterr().err
+        assert f"not indexing {home.resolve()} (the filesystem root or your home directory)" in err, err
+    indexes = tmp_path / "cache" / "indexes"
+    assert not indexes.exists() or not any(indexes.iterdir())
+    (home / "ragls.toml").write_text("")  # ...unless a ragls.toml asks for it
+    assert cli.main(["query", str(home), "tortoise", "--json", "--no-server"]) == 0
+    assert json.loads(capsys.readouterr().out)["chunks"][0]["source"]["path"] == "notes/todo.md"
+    assert any(indexes.iterdir())  # where the index of a folder goes
+
+
 def test_a_question_that_starts_with_a_dash_is_text(folder, capsys):
     """`ragls query F "-heron"` was "argument -h/--help: ignored explicit argument 'eron'" (argparse read `-h`
     with a value): a word starting with "-" that is no option of the command is its text, options after it still

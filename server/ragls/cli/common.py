@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 
 from ragls.cli.folder import require_folder
-from ragls.core.errors import RaglsError, from_wire_error
+from ragls.core.errors import InvalidParams, RaglsError, from_wire_error
 from ragls.core.uris import display_path
 from ragls.sources.convert import EXTRACTED
 
@@ -107,10 +107,16 @@ class Progress:
 def _workspace(args, progress=None, read_only: bool = False, pin_model: bool = True, warn: bool = True):
     """The RagWorkspace of `args.path` for one command, with the CLI's overrides (`--index-path`, the Qdrant
     options); its config warnings (an untrusted or mistyped ragls.toml) go to stderr unless `warn` is False (`ragls
-    status` prints them among its own lines). Raises InvalidParams for a path that is not a folder."""
+    status` prints them among its own lines). Raises InvalidParams for a path that is not a folder, and unless
+    `read_only` for the filesystem root or the home directory without a ragls.toml (`roots.is_too_broad`), which
+    `ragls mcp`, `ragls http` and the editors refuse too: `ragls index /` walked and embedded the whole disk."""
     from ragls.workspace.rag_workspace import RagWorkspace
+    from ragls.workspace.roots import is_too_broad
 
     folder = require_folder(args.path, getattr(args, "cmd", None))
+    if not read_only and is_too_broad(folder):
+        raise InvalidParams(f"not indexing {folder.resolve()} (the filesystem root or your home directory): pass a "
+                            "project folder, or add a ragls.toml there to index it anyway")
     overrides = dict(getattr(args, "overrides", None) or {})
     if getattr(args, "index_path", None):
         overrides["index"] = {**overrides.get("index", {}), "path": args.index_path}
