@@ -179,6 +179,9 @@ def test_an_explicit_home_directory_is_not_indexed_without_a_ragls_toml(folder, 
         assert f"not indexing {home.resolve()} (the filesystem root or your home directory)" in err, err
     indexes = tmp_path / "cache" / "indexes"
     assert not indexes.exists() or not any(indexes.iterdir())
+    assert cli.main(["status", str(home)]) == 0  # not "run `ragls index ~`", which is refused
+    assert capsys.readouterr().out.strip() == (f"{home.resolve()}: not indexed: the filesystem root or your home "
+                                               "directory is indexed only with a ragls.toml there")
     (home / "ragls.toml").write_text("")  # ...unless a ragls.toml asks for it
     assert cli.main(["query", str(home), "tortoise", "--json", "--no-server"]) == 0
     assert json.loads(capsys.readouterr().out)["chunks"][0]["source"]["path"] == "notes/todo.md"

@@ -44,7 +44,11 @@ def cmd_status(args) -> int:
         if args.json:
             _print_json({"folders": [], "notIndexed": [str(missing)]})
         else:
-            print(f"{missing}: not indexed yet (run `ragls index {args.path}`)")
+            from ragls.workspace.roots import is_too_broad
+
+            hint = ("not indexed: the filesystem root or your home directory is indexed only with a ragls.toml there"
+                    if is_too_broad(Path(missing)) else f"not indexed yet (run `ragls index {args.path}`)")
+            print(f"{missing}: {hint}")
         return 0
     wire = _via_server(args, "rag/status", {})
     if wire is not None:  # the running server's status covers all its folders: keep this one
