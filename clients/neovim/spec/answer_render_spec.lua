@@ -68,8 +68,10 @@ H.it("a [n] of a source quoted at two places opens the place its own item quotes
     end
     error("no line with " .. pattern .. ": " .. vim.inspect(lines))
   end
-  H.eq(14, follow("`.trash` folder [1]"), "[1] on the continuation line of the first item: lines 14-15")
-  H.eq(3, follow("into one note [1]"), "[1] of the second item: lines 3-4")
+  -- (the space before a citation a no-break one: the float never wraps between "folder" and "[1]", ragls.code_wrap)
+  local NBSP = require("ragls.code_wrap").NBSP
+  H.eq(14, follow("`.trash` folder" .. NBSP .. "[1]"), "[1] on the continuation line of the first item: lines 14-15")
+  H.eq(3, follow("into one note" .. NBSP .. "[1]"), "[1] of the second item: lines 3-4")
   H.eq("- A quote   that goes on [2].", require("ragls.answer_text").item_text(
     { "Intro.", "", "- A quote", "  that goes on [2].", "- Next [3]." }, 4),
     "item_text: the list item with its continuation line, not the next item")
@@ -190,6 +192,31 @@ H.it("a code line wider than the chat breaks where code may break, never inside 
   H.eq("  app.config.from_object(", vim.fn.getreg('"'), "y$ within one part: as shown")
   vim.api.nvim_win_close(win, true)
   chat.thread.turns = {}
+end)
+
+H.it("a citation stays on the row of the word before it; a yank gives the answer's space back", function()
+  -- ('linebreak' broke at the space before it: "… the parent's URL prefix" / "[1]." on a row of its own)
+  local columns = vim.o.columns
+  vim.o.columns = 80 -- the float: 64 columns; the sentence below ends at its 65th with "[1]."
+  local sentence = "- Child URLs will be prefixed with the URL prefix of its parent [1]."
+  local view = answer_float.reopen_answer("Nested?", { answer = sentence, sources = { source },
+    citations = { { n = 2 } }, model = "extractive", elapsedMs = 3 })
+  local width = vim.api.nvim_win_get_width(view.win)
+  H.ok(#sentence - #"[1]." <= width and #sentence > width, ("only '[1].' past the edge (%d columns)"):format(width))
+  local lines = vim.api.nvim_buf_get_lines(view.buf, 0, -1, false)
+  local at = vim.iter(ipairs(lines)):find(function(_, l) return vim.startswith(l, "- Child URLs") end)
+  H.eq("- Child URLs will be prefixed with the URL prefix of its parent\194\160[1].", lines[at], "glued")
+  local rows = H.with_ui(function()
+    vim.cmd("redraw")
+    return H.screen_text()
+  end)
+  H.ok(vim.iter(rows):any(function(r) return r:find("parent\194\160[1].", 1, true) ~= nil end),
+    "'parent [1].' on one row: " .. table.concat(rows, "\n"))
+  vim.api.nvim_win_set_cursor(view.win, { at, 0 })
+  vim.cmd("normal! yy")
+  H.eq(sentence .. "\n", vim.fn.getreg('"'), "yy: the answer's text, an ASCII space")
+  vim.api.nvim_win_close(view.win, true)
+  vim.o.columns = columns
 end)
 
 H.it("citation_at finds the [n] under or nearest the cursor", function()

@@ -24,7 +24,8 @@ H.it(":RagAsk renders the answer and its sources in a markdown float", function(
   H.eq("string", type(result.label), "the server names its label line: " .. vim.inspect(result))
   H.ok(vim.startswith(result.answer, result.label .. "\n"), result.answer)
   H.ok(not text:find("Extractive answer", 1, true), "no label line in the float: " .. text)
-  H.eq(vim.split(vim.trim(result.answer:sub(#result.label + 1)), "\n")[1], lines[3], "the answer under the question")
+  H.eq(require("ragls.code_wrap").glue_citations(vim.split(vim.trim(result.answer:sub(#result.label + 1)), "\n")[1]),
+    lines[3], "the answer under the question (a citation's space a no-break one: ragls.code_wrap)")
   H.ok(vim.startswith(lines[#lines], "_extractive (no LLM) · "), "the footer: " .. lines[#lines])
   H.contains(result.answer, "42 seconds", "extractive answer quotes the fixture")
   H.ok(find_line(buf, "### Sources"), "sources heading")
@@ -502,7 +503,7 @@ H.it("with a user's treesitter for markdown, a citation and a source line keep t
     vim.cmd("redraw")
     return table.concat(H.screen_text(), "\n")
   end)
-  H.contains(rows, "- It defaults to 42 seconds [1].", "the citation, its code's backticks hidden")
+  H.contains(rows, "- It defaults to 42 seconds\194\160[1].", "the citation, its code's backticks hidden")
   H.contains(rows, "[1] guide/frobnicator.md:8" .. require("ragls.answer_text").SHOWN_RANGE_DASH .. "10", "the source line")
   vim.api.nvim_win_close(view.win, true)
 end)

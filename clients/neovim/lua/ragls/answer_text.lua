@@ -182,10 +182,10 @@ function M.wrap_source_line(line, width)
   return out
 end
 
---- `lines` (`answer_lines`) with each source line (a key of `by_line`) wrapped by `wrap_source_line` to `width`, and
---- each code line wider than `width` broken where code may break (`ragls.code_wrap`); every part of a source line
---- maps to its source in the `by_line` returned, `moved[i]` is where line i (its first part) is now, and `joins`
---- names the parts of code lines after their first (line -> bytes of hanging indent: `code_wrap.track`).
+--- `lines` (`answer_lines`) laid out for a window `width` columns wide (`ragls.code_wrap.lay_out`): each source line
+--- (a key of `by_line`) wrapped by `wrap_source_line`, each code line wider than `width` broken where code may break,
+--- each citation of the prose kept with the word before it. Returns the lines, `by_line` for them, `moved[i]` (where
+--- line i, its first part, is now) and `joins` (the parts of code lines after their first: `code_wrap.track`).
 ---@param lines string[]
 ---@param by_line table<integer, table>
 ---@param width integer
@@ -194,23 +194,7 @@ end
 ---@return integer[] moved
 ---@return table<integer, integer> joins
 function M.wrap_sources(lines, by_line, width)
-  local code_wrap = require("ragls.code_wrap")
-  local out, out_by, moved, joins, code = {}, {}, {}, {}, code_wrap.code_lines(lines)
-  for i, line in ipairs(lines) do
-    moved[i] = #out + 1
-    local parts, hang = { line }, 0
-    if by_line[i] then
-      parts = M.wrap_source_line(line, width)
-    elseif code[i] then
-      parts, hang = code_wrap.split(line, width)
-    end
-    for p, part in ipairs(parts) do
-      table.insert(out, part)
-      out_by[#out] = by_line[i]
-      joins[#out] = p > 1 and code[i] and hang or nil
-    end
-  end
-  return out, out_by, moved, joins
+  return require("ragls.code_wrap").lay_out(lines, by_line, width, M.wrap_source_line)
 end
 
 --- The answer as Markdown followed by the numbered sources it cites (`cited_sources`: those listed under "###

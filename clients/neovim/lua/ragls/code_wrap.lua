@@ -1,4 +1,4 @@
----@mod ragls.code_wrap A code line wider than the answer's window, broken where code may break; yanked whole.
+---@mod ragls.code_wrap An answer laid out for its window (code lines, citations); yanked as the answer has it.
 ---
 --- The answer float and |:RagChat| wrap at words ('linebreak'), so a code line wider than the window broke wherever
 --- its row ended when one of its tokens was wider than the room left: "app.config.from_object('y" / "ourapplication.
@@ -7,7 +7,8 @@
 --- at a space, or in a word too wide for a part after a "(", "[", "{" or ",", or before the "." of a name, never
 --- inside a quoted string, its next parts under its start with a hanging indent of 4 (PEP 8's), as VS Code's chat
 --- view breaks code (`codeBreaks`). A yank that covers the breaks gets the line as the answer has it (|TextYankPost|:
---- each part's hanging indent taken off, the parts joined), as `Y` does.
+--- each part's hanging indent taken off, the parts joined), as `Y` does. And a citation stays on the row of the word
+--- before it (|M.glue_citations|).
 ---
 --- Pure rendering: this module never talks to the server.
 
@@ -128,6 +129,50 @@ function M.split(line, width)
   return parts, #prefix
 end
 
+--- A no-break space (U+00A0), which 'linebreak' never breaks at ('breakat' holds ASCII characters only).
+M.NBSP = "\194\160"
+
+--- `line` with the space between a word and a citation ("prefix [1].") a no-break one (|M.NBSP|): the window wrapped
+--- there and "[1]." stood alone on the next row, as VS Code's side bar did (its HTML glues them the same way). A
+--- yank gives the space back (|M.track|); `Y` yanks the answer's markdown.
+---@param line string
+---@return string
+function M.glue_citations(line)
+  return (line:gsub("(%S) (%[%d+%])", "%1" .. M.NBSP .. "%2"))
+end
+
+--- The answer's `lines` laid out for a window `width` columns wide (`answer_text.wrap_sources`): a source line (a
+--- key of `by_line`) wrapped by `wrap_source(line, width)`, a code line wider than `width` broken (|M.split|), the
+--- citations of the other lines glued to their words (|M.glue_citations|). Returns the lines, `by_line` for them
+--- (every part of a source line maps to its source), `moved` (`moved[i]`: where line i, its first part, is now) and
+--- `joins` (line number of a part of a code line after its first -> bytes of its hanging indent).
+---@param lines string[]
+---@param by_line table<integer, table>
+---@param width integer
+---@param wrap_source fun(line: string, width: integer): string[]
+---@return string[] lines
+---@return table<integer, table> by_line
+---@return integer[] moved
+---@return table<integer, integer> joins
+function M.lay_out(lines, by_line, width, wrap_source)
+  local out, out_by, moved, joins, code = {}, {}, {}, {}, M.code_lines(lines)
+  for i, line in ipairs(lines) do
+    moved[i] = #out + 1
+    local parts, hang = { M.glue_citations(line) }, 0
+    if by_line[i] then
+      parts = wrap_source(line, width)
+    elseif code[i] then
+      parts, hang = M.split(line, width)
+    end
+    for p, part in ipairs(parts) do
+      table.insert(out, part)
+      out_by[#out] = by_line[i]
+      joins[#out] = p > 1 and code[i] and hang or nil
+    end
+  end
+  return out, out_by, moved, joins
+end
+
 --- Remember where the code lines of `buf` were broken (`joins`: line number of a part after the first -> bytes of
 --- its hanging indent) for the yanks of its text; the first call for a buffer sets the |TextYankPost| that joins
 --- them (|M.joined|).
@@ -146,7 +191,7 @@ function M.track(buf, joins)
         return
       end
       local joined = M.joined(ev.regcontents, vim.api.nvim_buf_get_mark(buf, "[")[1], joins_of[buf] or {})
-      if #joined == #ev.regcontents then
+      if vim.deep_equal(joined, ev.regcontents) then
         return
       end
       local names = ev.regname == "" and { '"', "0" } or { ev.regname }
@@ -158,7 +203,7 @@ function M.track(buf, joins)
 end
 
 --- The yanked `lines` (the first from line `first` of the buffer) with each part of a broken code line joined to the
---- one before it, its hanging indent taken off (`joins`, |M.track|).
+--- one before it, its hanging indent taken off (`joins`, |M.track|), and a citation's space an ASCII one again.
 ---@param lines string[]
 ---@param first integer
 ---@param joins table<integer, integer>
@@ -173,7 +218,7 @@ function M.joined(lines, first, joins)
       table.insert(out, lines[k])
     end
   end
-  return out
+  return vim.tbl_map(function(l) return (l:gsub(M.NBSP .. "(%[%d+%])", " %1")) end, out)
 end
 
 return M

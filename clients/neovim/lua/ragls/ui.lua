@@ -101,6 +101,7 @@ function M.prose_window(win, buf)
   vim.wo[win].linebreak = true
   vim.wo[win].breakindent = true
   vim.wo[win].breakindentopt = "list:-1"
+  vim.wo[win].list = false -- (a user's 'listchars' nbsp would show in a citation's space: ragls.code_wrap)
   vim.wo[win].conceallevel = 2
   vim.wo[win].concealcursor = "n"
   vim.bo[buf].formatlistpat = [[^\s*\d\+[.)]\s\+\|^\s*[-*+]\s\+\|^\s*>\s*\|^\[\d\+\]\s\+]]
