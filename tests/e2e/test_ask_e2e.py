@@ -171,6 +171,22 @@ async def test_follow_up_returns_its_retrieval_query(client):
     assert "cached" not in res and "error" not in res
 
 
+async def test_a_key_pasted_into_the_question_or_history_reaches_no_prompt(client):
+    """A user pasting a log line with their API key into a question (or an earlier turn) sent it verbatim to the
+    LLM, every retrieval LLM step and back in the answer, while the documents' own keys are masked: the question
+    and the history are masked as the index masks documents (`sources.exclude_secrets`), same length."""
+    key = "sk-proj-" + "Zq7Lm2Rt9Vb4Nc8Kd1Fg" * 2
+    LLM.reset(lambda req: Reply(text="Tokens expire after one hour [1]."))
+    res = await request(client, "rag/ask", {
+        "question": f"My token {key} was rejected: when do API tokens expire?",
+        "history": [{"role": "user", "content": f"I export OPENAI_API_KEY={key} in my shell"},
+                    {"role": "assistant", "content": "Noted."}]})
+    assert LLM.requests and res["sources"]
+    sent = "\n".join(str(r.body) for r in LLM.requests)
+    assert key not in sent and "sk-p" + "*" * (len(key) - 4) in sent
+    assert key not in str(res)
+
+
 async def test_cancel_mid_stream_answers_before_the_model_ends_and_closes_the_stream(client):
     # Ordering, not latency (the cancel's latency is measured in bench/): the model streams for 100 s, the
     # cancelled request is answered -32800 long before that, and the model's stream is closed, not read to its end.

@@ -370,7 +370,7 @@ class RagWorkspace:
         judges it. Raises InvalidParams for an empty query, one longer than MAX_QUERY_CHARS, a bad top_k or an
         unknown rag."""
         t0 = time.perf_counter()
-        query = analyse(check_text(text, "query"))
+        query = analyse(check_text(text, "query", self.settings.sources.exclude_secrets))
         top_k = check_top_k(top_k)
         settings = self._settings_for(*self._targets(rag))
         hits = self.retrieve(query, top_k, rag, expand=expand)
@@ -398,9 +398,10 @@ class RagWorkspace:
         from ragls.workspace.status import empty_folder_notices
 
         top_k = check_top_k(top_k)
-        question = check_text(question, "question")
+        mask = self.settings.sources.exclude_secrets
+        question = check_text(question, "question", mask)
         if history:
-            history = [{**m, "content": well_formed(m.get("content"))} if isinstance(m, dict) else m
+            history = [{**m, "content": user_text(m.get("content"), mask)} if isinstance(m, dict) else m
                        for m in history]
         extra_hits: Sequence[Hit] = ()
         if documents:
@@ -572,11 +573,24 @@ def check_top_k(top_k: Any) -> int | None:
     return top_k
 
 
-def check_text(text: Any, field: str) -> Any:
-    """A user's question or query as searched: lone surrogates replaced (`analysis.well_formed`); a non-string is
-    returned as it is for the caller's own check. Raises InvalidParams naming `field` ("query", "question") when it
-    is longer than MAX_QUERY_CHARS characters — every front (LSP, HTTP, MCP, CLI) reaches the index through here."""
+def user_text(text: Any, mask: bool) -> Any:
+    """`text` from a user (a question, a query, a history message) with lone surrogates replaced
+    (`analysis.well_formed`) and, with `mask` (`sources.exclude_secrets`), its secret values masked as the index
+    masks documents' (`redact.mask_secrets`: same length): a key pasted into a question reaches no LLM prompt,
+    retrieval LLM step or answer text. A non-string is returned as it is."""
     text = well_formed(text)
+    if mask and isinstance(text, str):
+        from ragls.sources.redact import mask_secrets
+
+        text = mask_secrets(text)[0]
+    return text
+
+
+def check_text(text: Any, field: str, mask: bool = False) -> Any:
+    """A user's question or query as searched (`user_text`); a non-string is returned as it is for the caller's
+    own check. Raises InvalidParams naming `field` ("query", "question") when it is longer than MAX_QUERY_CHARS
+    characters — every front (LSP, HTTP, MCP, CLI) reaches the index through here."""
+    text = user_text(text, mask)
     if isinstance(text, str) and len(text) > MAX_QUERY_CHARS:
         raise InvalidParams(f"{field} is {len(text):,} characters long; the limit is {MAX_QUERY_CHARS:,}: ask about "
                             "a shorter passage (the part of a log or a file the question is about)")
