@@ -28,7 +28,7 @@ from ragls.sources.load import kind_for
 from ragls.sources.passage import ANSWER_READ_BACK_MAX_BYTES
 
 __all__ = ["FOCUS_SENTENCE_LINES", "LEAD_CODE_LINES", "NEXT_REFERENCE_WORDS", "REFERENCE_HEAD_WORDS", "SHORT_CODE_LINES",
-           "alternative", "antecedent", "block_across", "code_lines", "continues", "describes", "explains", "quotes", "read_with_neighbours", "with_code_after"]
+           "alternative", "antecedent", "block_across", "code_lines", "continues", "describes", "explains", "quotes", "read_with_neighbours", "shows_how", "with_code_after"]
 
 FOCUS_SENTENCE_LINES = 6  # the most lines a focus sentence (or list item) spans on its own (answer/focus.py)
 SHORT_CODE_LINES = 3  # a code block after a sentence this short (lines of code) comes with it when on topic
@@ -55,6 +55,9 @@ def read_with_neighbours(picked: list[tuple[int, Unit]], hits: dict[int, Hit], q
     and when that one says no more than why ("This can happen when restic is processing huge amounts of unchanged
     data."), the sentence after it too when it tells what to do about it (`_tells_what_to_do`: "To avoid this issue
     add the following lines to the client's .ssh/config file:" and its `ServerAliveInterval 60`).
+    A sentence whose paragraph ends in a ":" lead-in introducing the short code block under it comes with that
+    lead-in and block when it would not show the block itself (`shows_how`: "... the port defaults to `3000`." /
+    "Either option can be specified on the command line:" / `mdbook serve path/to/book -p 8000`).
     A next sentence the answer quotes anyway stays where it is (two answering sentences of
     one paragraph are not one passage: "This is why we recommend Sentry ..." and "If you specify `block=True`
     ..." each answer one part of a question). List items and table rows are whole units of their own
@@ -99,6 +102,8 @@ def read_with_neighbours(picked: list[tuple[int, Unit]], hits: dict[int, Hit], q
                 if then is not None and _tells_what_to_do(then.sentence) and explains(unit, then, hit.chunk.text) \
                         and free(n, then):
                     unit = replace(then, sentence=_joined(unit.sentence, then.sentence), line=unit.line)
+            elif shows_how(unit, found[at + 1] if at + 1 < len(found) else None, query) and free(n, found[at + 1]):
+                unit = replace(found[at + 1], sentence=_joined(unit.sentence, found[at + 1].sentence), line=unit.line)
         lead = _lead_of(found, at, own, hit.chunk.text) if at is not None else None
         if lead is not None and (n, lead.line, lead.sentence) not in quoted and not _shown(n, lead, [*picked, *out]):
             out.append((n, lead))
@@ -297,6 +302,25 @@ def explains(unit: Unit, nxt: Unit | None, text: str = "") -> bool:
             or _FOR_THIS.search(own) or (not gap and _REMEDY.match(own))):
         return False
     return _names_more(unit.sentence, nxt, own)
+
+
+def shows_how(unit: Unit, nxt: Unit | None, query: set[str] | frozenset[str]) -> bool:
+    """Whether `nxt`, the passage right after `unit` in its chunk, is the last sentence of `unit`'s paragraph
+    introducing the code block right under that paragraph (it ends in ":" and carries the block `unit` holds as its
+    `Unit.code_after`, at most LEAD_CODE_LINES lines, no program's output) that `unit` would not show itself
+    (`with_code_after`): "The `serve` hostname defaults to `localhost`, and the port defaults to `3000`." /
+    "Either option can be specified on the command line:" / `mdbook serve path/to/book -p 8000 -n 127.0.0.1`;
+    "With a few small additions to your noxfile, you can support running using only a generalized Python runner
+    ..." / "You need to have the following comment in your noxfile:" / `# /// script`. The paragraph says what
+    can be done, its last sentence announces how, and the block is the how; quoted alone, the first sentence leaves
+    out the line the user needs (bench/history/session-65.md). Never a list item, a `unit` carrying a block, or
+    a pair longer than EXTRACTIVE_MAX_SENTENCE_CHARS."""
+    if nxt is None or unit.item or nxt.item or unit.attached or not unit.code_after or nxt.output \
+            or nxt.attached != unit.code_after or not nxt.sentence.endswith(":") \
+            or code_lines(nxt.attached) > LEAD_CODE_LINES \
+            or len(unit.sentence) + len(nxt.sentence) >= EXTRACTIVE_MAX_SENTENCE_CHARS:
+        return False
+    return not with_code_after(unit, query, LEAD_CODE_LINES).attached
 
 
 def _tells_what_to_do(sentence: str) -> bool:
