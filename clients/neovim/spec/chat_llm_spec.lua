@@ -215,12 +215,23 @@ H.it(":RagChat new starts over; q closes the idle chat window", function()
   H.eq(users_breakat, vim.o.breakat, "the user's 'breakat' back once the chat closed")
 end)
 
-H.it("layout = float opens the thread in a float", function()
-  require("ragls").setup({ cmd = H.server_cmd, chat = { layout = "float" } })
+H.it("layout = float opens the thread in a float, sized as the answer's and following the editor's size", function()
+  require("ragls").setup({ cmd = H.server_cmd, chat = { layout = "float" }, float = { width = 70 } })
   vim.cmd("RagChat How long is the frobnicator timeout?")
-  H.ok(vim.api.nvim_win_get_config(0).relative ~= "", "a float")
+  local win = vim.api.nvim_get_current_win()
+  H.ok(vim.api.nvim_win_get_config(win).relative ~= "", "a float")
   wait_turn(1)
   H.eq(1, #headings(), "one turn")
+  -- `float.width` 70 is a count of columns, as for the answer float (it took the whole editor's width)
+  H.eq(70, vim.api.nvim_win_get_width(win), "70 columns wide")
+  local columns, lines = vim.o.columns, vim.o.lines
+  vim.o.columns, vim.o.lines = 60, 14
+  vim.cmd("doautocmd VimResized")
+  local cfg = vim.api.nvim_win_get_config(win)
+  vim.o.columns, vim.o.lines = columns, lines
+  H.eq({ 60, true }, { cfg.width, cfg.row + cfg.height + 2 <= 14 - vim.o.cmdheight },
+    "a smaller editor: the float within it, its border on screen")
+  require("ragls").setup({ cmd = H.server_cmd, chat = { layout = "float" } })
 end)
 
 H.it("an invalid layout is refused with a clear message", function()

@@ -379,15 +379,14 @@ function M.open()
   end
   local layout = config.values.chat.layout
   local win
-  if layout == "float" then
-    local fcfg = config.values.float
-    local width = math.min(vim.o.columns, math.max(40, math.floor(vim.o.columns * (fcfg.width or 0.8))))
-    local height = math.min(vim.o.lines - 2, math.max(5, math.floor(vim.o.lines * (fcfg.height or 0.7))))
+  if layout == "float" then -- as the answer float: its size (a count of columns too), following the editor's
+    local at = ui.float_geometry()
     win = vim.api.nvim_open_win(buf, true, {
-      relative = "editor", width = width, height = height, style = "minimal", border = fcfg.border or "rounded",
-      row = math.floor((vim.o.lines - height) / 2) - 1, col = math.floor((vim.o.columns - width) / 2),
-      title = " ragls chat ", title_pos = "center",
+      relative = "editor", width = at.width, height = at.height, style = "minimal", row = at.row, col = at.col,
+      border = config.values.float.border or "rounded", title = " ragls chat ", title_pos = "center",
     })
+    ui.follow_editor_size(win)
+    ui.on_resize(win, function() M.render() end)
   else
     vim.cmd(layout == "split" and "belowright split" or "belowright vsplit")
     win = vim.api.nvim_get_current_win()

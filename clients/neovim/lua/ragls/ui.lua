@@ -254,7 +254,7 @@ end
 --- The place of a float in the editor as it is now: the `float` option's width and height (fractions of 'columns' and
 --- 'lines', or counts), at most the editor's size less the command line and border, centred.
 ---@return { width: integer, height: integer, row: integer, col: integer }
-local function float_geometry()
+function M.float_geometry()
   local fcfg = config.values.float
   local width = math.min(size(fcfg.width or 0.8, vim.o.columns, 40), vim.o.columns)
   local height = math.min(size(fcfg.height or 0.7, vim.o.lines, 5), vim.o.lines - 2)
@@ -266,12 +266,12 @@ end
 local resize_callbacks = {}
 
 --- Fit the float `win` (|M.open_float|) to the editor's size now, as if it opened now: the size and place
---- |float_geometry| gives (its text's height followed again by the callbacks), then `resize_callbacks[win]`. After
+--- |M.float_geometry| gives (its text's height followed again by the callbacks), then `resize_callbacks[win]`. After
 --- the editor grew or shrank (VimResized) a float kept the size and top row it opened with: cut at the bottom, its
 --- border and "↓ N" below the screen, in a smaller editor; a quarter of a larger one.
 ---@param win integer
 local function refit(win)
-  local at = float_geometry()
+  local at = M.float_geometry()
   local cfg = vim.api.nvim_win_get_config(win)
   cfg.width, cfg.height, cfg.row, cfg.col = at.width, at.height, at.row, at.col
   vim.api.nvim_win_set_config(win, cfg)
@@ -291,6 +291,24 @@ function M.on_resize(win, fn)
   table.insert(resize_callbacks[win], fn)
 end
 
+--- Keep the float `win` (opened at |M.float_geometry|) fitted to the editor: on each VimResized it takes the size and
+--- place the `float` option gives the new editor (|refit|), then the |M.on_resize| callbacks run; until it closes.
+---@param win integer
+function M.follow_editor_size(win)
+  local at = M.float_geometry()
+  vim.w[win].ragls_opened = { height = at.height, row = at.row } -- (|M.follow_text_height|)
+  local resized = vim.api.nvim_create_autocmd("VimResized", { desc = "ragls: fit the float to the editor's new size",
+    callback = function()
+      if vim.api.nvim_win_is_valid(win) then
+        refit(win)
+      end
+    end })
+  vim.api.nvim_create_autocmd("WinClosed", { pattern = tostring(win), once = true, callback = function()
+    resize_callbacks[win] = nil
+    pcall(vim.api.nvim_del_autocmd, resized)
+  end })
+end
+
 --- Open a scratch float; returns bufnr, winid. `q` closes it. It follows the editor's size (|refit|).
 ---@param lines string[]
 ---@param opts { title?: string, filetype?: string, enter?: boolean }
@@ -304,7 +322,7 @@ function M.open_float(lines, opts)
   vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
   vim.bo[buf].modifiable = false
   vim.bo[buf].filetype = opts.filetype or "markdown"
-  local at = float_geometry()
+  local at = M.float_geometry()
   local win = vim.api.nvim_open_win(buf, opts.enter ~= false, {
     relative = "editor",
     width = at.width,
@@ -317,17 +335,7 @@ function M.open_float(lines, opts)
     title_pos = opts.title and "center" or nil,
   })
   vim.w[win].ragls_float_origin = origin -- (|M.leave_float|)
-  vim.w[win].ragls_opened = { height = at.height, row = at.row } -- (|M.follow_text_height|)
-  local resized = vim.api.nvim_create_autocmd("VimResized", { desc = "ragls: fit the float to the editor's new size",
-    callback = function()
-      if vim.api.nvim_win_is_valid(win) then
-        refit(win)
-      end
-    end })
-  vim.api.nvim_create_autocmd("WinClosed", { pattern = tostring(win), once = true, callback = function()
-    resize_callbacks[win] = nil
-    pcall(vim.api.nvim_del_autocmd, resized)
-  end })
+  M.follow_editor_size(win)
   M.prose_window(win, buf)
   vim.keymap.set("n", "q", function()
     if vim.api.nvim_win_is_valid(win) then
