@@ -165,6 +165,22 @@ def test_a_command_without_a_folder_in_the_home_directory_says_how_to_give_one(t
     assert exited.value.code == 2 and f"(or give the folder: {example})" in err, err
 
 
+def test_a_file_option_is_a_path_of_the_shell_too(folder, tmp_path, monkeypatch, capsys):
+    """`ragls ask ws --file ws/notes/tide.md` run in ws's parent (tab completion writes such paths) was "documents:
+    file not found: 'ws/notes/tide.md' (paths are relative to ws)": a --file naming an existing file relative to
+    the current directory, and none relative to the folder, is that file; a folder-relative one works as before."""
+    (folder / "notes").mkdir()
+    (folder / "notes" / "tide.md").write_text("# Tide\n\nThe spring tide floods the salt marsh twice a month.\n")
+    (tmp_path / "scratch.md").write_text("# Scratch\n\nThe okapi eats leaves at dusk.\n")
+    monkeypatch.chdir(tmp_path)
+    for spec, path in (("ws/notes/tide.md", "notes/tide.md"), ("notes/tide.md", "notes/tide.md")):
+        assert cli.main(["ask", "ws", "--file", spec, "how often does the spring tide flood?", "--json",
+                         "--no-server"]) == 0, capsys.readouterr().err
+        assert json.loads(capsys.readouterr().out)["sources"][0]["path"] == path
+    assert cli.main(["ask", "ws", "--file", "scratch.md", "when does the okapi eat?", "--json", "--no-server"]) == 0
+    assert json.loads(capsys.readouterr().out)["sources"][0]["path"] == str((tmp_path / "scratch.md").resolve())
+
+
 def test_an_explicit_home_directory_is_not_indexed_without_a_ragls_toml(folder, tmp_path, monkeypatch, capsys):
     """`ragls index /` walked the whole disk (121,593 files when tried) and `ragls ask ~ "..."` embedded the home
     directory, while `ragls mcp`, `ragls http` and the editors refuse those folders unless a ragls.toml asks for them

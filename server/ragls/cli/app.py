@@ -279,6 +279,22 @@ def _relevance(chunk: dict, explain: bool, abstained: bool = False) -> str:
     return f"  ({', '.join(parts)})"
 
 
+def shell_files(specs: list[str] | None, folder: str | Path) -> list[str] | None:
+    """`ragls ask --file` entries as the shell means them: an entry that names an existing file relative to the
+    current directory (what tab completion writes: `--file docs/notes.md` in the folder's parent) and none relative
+    to `folder` is passed as its absolute path; every other entry as written (a path relative to the folder, as
+    `rag/ask`'s `documents` are, a glob, a URL, `%%`, a `` `command` ``, `NAME:path`). None when there are none."""
+    if not specs:
+        return None
+    out = []
+    for spec in specs:
+        here = Path(spec).expanduser()
+        if here.is_file() and not (Path(folder).expanduser() / spec).is_file():
+            spec = str(here.resolve())
+        out.append(spec)
+    return out
+
+
 def cmd_ask(args) -> int:
     streamed = []
 
@@ -296,7 +312,8 @@ def cmd_ask(args) -> int:
         from ragls.lsp.wire import to_wire_answer
 
         with _indexed_workspace(args, args.question or "") as ws:  # prints before the rest is embedded
-            answer = ws.ask(args.question or "", top_k=args.top_k, rag=args.rag, documents=args.file or None,
+            answer = ws.ask(args.question or "", top_k=args.top_k, rag=args.rag,
+                            documents=shell_files(args.file, args.path or "."),
                             on_delta=on_delta, expand=True if args.expand else None)
             return _print_answer(args, to_wire_answer(answer), streamed)
     return _print_answer(args, wire, streamed)

@@ -155,7 +155,8 @@ def build_parser() -> argparse.ArgumentParser:
     a.add_argument("--rag", action="append", metavar="NAME",
                    help="answer from this named RAG ('workspace' = the folder); repeatable")
     a.add_argument("--expand", action="store_true", help="multi-query expansion (retrieval.expand_n paraphrases)")
-    a.add_argument("--file", action="append", help="ephemeral document (path, glob, URL, %%%%, `cmd`, pdf:PATH); repeatable")
+    a.add_argument("--file", action="append", help="ephemeral document (a path here or in the folder, glob, URL, %%%%, `cmd`, "
+                                                 "pdf:PATH); repeatable")
     e = sub.add_parser("eval", help="retrieval metrics and abstention against a gold file of questions (JSONL)")
     e.add_argument("gold", help="JSON Lines file: one {question, gold, kind} per line (docs/evaluation.md)")
     with_path(e, optional=True)
