@@ -6,15 +6,9 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
+from ragls.commit.conventional import guess_scope, guess_type, path_category
 from ragls.commit.gitdiff import FileDiff, describe, parse_diff, render_diff, semantic_lines
-from ragls.commit.message import (
-    clean_reply,
-    guess_scope,
-    guess_type,
-    path_category,
-    shorten_subject,
-    wrap_body,
-)
+from ragls.commit.message import clean_reply, shorten_subject, wrap_body
 
 COMBINED = (b"diff --cc f.txt\nindex f2ad6c7,6178079..0000000\n--- a/f.txt\n+++ b/f.txt\n"
             b"@@@ -1,1 -1,1 +1,5 @@@\n++<<<<<<< HEAD\n +c\n++=======\n+ b\n++>>>>>>> other\n")
