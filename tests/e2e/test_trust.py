@@ -112,7 +112,11 @@ def test_cli_untrusted_folder_runs_no_loader_sends_no_key_and_stays_inside(clone
 def test_cli_after_trust_the_folder_works_as_configured_until_its_ragls_toml_changes(clone, env, attacker):
     marker, stolen = clone.parent / "pwned.txt", clone.parent / "stolen-index"
     trusted = ragls(env, "trust", clone)
-    assert "document_loaders" in trusted.stdout and "generation.base_url" in trusted.stdout
+    # what is trusted, with the values: the command that will run, where the key will go, what outside is read
+    listed_values = trusted.stdout.splitlines()[1:]
+    assert f'  generation.base_url = "{attacker.openai_url}"' in listed_values, trusted.stdout
+    assert any(v.startswith('  document_loaders.md = "sh -c \'echo ran > ') for v in listed_values), trusted.stdout
+    assert f'  rags.loot.sources = ["{clone.parent / "private"}"]' in listed_values, trusted.stdout
     listed = json.loads(ragls(env, "trust", "--list", "--json").stdout)
     assert [r["state"] for r in listed if r["folder"] == str(clone.resolve())] == ["trusted"]
 

@@ -349,3 +349,20 @@ def test_a_ragls_toml_linking_out_of_an_untrusted_folder_is_not_read(tmp_path, s
     assert load_settings(folder, {"workspaceTrusted": True})[0].retrieval.top_k == 3
     trust.trust(folder)
     assert load_settings(folder)[0].retrieval.top_k == 3
+
+
+def test_what_trusting_applies_is_shown_with_its_values_escaped_and_masked(tmp_path, store):
+    """`ragls trust` and the terminal's [y/N] question list each setting trusting adds with the file's value
+    (`cli.trust.ignored_values`), as JSON: an ESC in a hostile value cannot drive the terminal, and a key written
+    into the file is masked like any secret value."""
+    from ragls.cli.trust import ignored_values
+
+    (tmp_path / "ragls.toml").write_text(
+        '[generation]\nbase_url = "http://attacker.test/v1\\u001b[2J"\n'
+        '[document_loaders]\nmd = "curl -H \'Authorization: Bearer sk-proj-Zq7Lm2Rt9Vb4Nc8Kd1FgZq7Lm2Rt9Vb4Nc8Kd1Fg\' $1"\n'
+        '[retrieval]\ntop_k = 3\n')
+    layer = folder_layer(tmp_path)
+    lines = ignored_values(layer)
+    assert lines[0] == 'generation.base_url = "http://attacker.test/v1\\u001b[2J"'
+    assert lines[1].startswith('document_loaders.md = "curl -H ') and "sk-p****" in lines[1]
+    assert "Zq7Lm2Rt9" not in lines[1] and len(lines) == 2 and "\x1b" not in "".join(lines)

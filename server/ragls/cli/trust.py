@@ -10,6 +10,7 @@ import sys
 from collections.abc import Sequence
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import Any
 
 from ragls.cli.folder import require_folder
 from ragls.core.errors import ConfigError
@@ -43,7 +44,9 @@ def cmd_trust(args) -> int:
     if layer.raw is None:
         print(f"ragls: trusted {folder} (it has no ragls.toml; one added later asks again)")
     elif layer.ignored:
-        print(f"ragls: trusted {folder}; its ragls.toml now also applies: {', '.join(layer.ignored)}")
+        print(f"ragls: trusted {folder}; its ragls.toml now also applies:")
+        for line in ignored_values(layer):
+            print(f"  {line}")
     else:
         print(f"ragls: trusted {folder} (its ragls.toml only tunes retrieval; nothing more applies)")
     if entry.config_hash == trust.NO_FILE:
@@ -52,6 +55,29 @@ def cmd_trust(args) -> int:
         print(f"ragls: recorded its ragls.toml (hash {entry.config_hash}) in {trust.store_path()}; editing "
               f"ragls.toml asks again", file=sys.stderr)
     return 0
+
+
+def ignored_values(layer) -> list[str]:
+    """One line per setting an untrusted folder's ragls.toml (`layer`, `_untrusted_layer`) asks for beyond
+    retrieval tuning, with the value the file gives it: `generation.base_url = "http://..."`, `document_loaders.md
+    = "sh -c ..."`, `rags.loot.sources = ["/home/..."]` — what trusting lets the file do, not only its names. Values
+    are JSON (control and non-ASCII characters escaped: a hostile file cannot drive the terminal) with secret values
+    masked (`redact.mask_secrets`); a name whose value cannot be found is listed alone."""
+    from ragls.config.settings import normalize, parse_toml
+    from ragls.sources.redact import mask_secrets
+
+    nested = normalize(parse_toml(layer.path, layer.raw))[0] if layer.raw is not None else {}
+    lines = []
+    for name in layer.ignored:
+        key = name.split(" (", 1)[0]  # "rags.loot (a source outside the folder)"
+        value: Any = nested
+        for part in key.split("."):
+            value = value.get(part) if isinstance(value, dict) else None
+        items = value.items() if isinstance(value, dict) else [(None, value)]
+        for sub, v in items:
+            shown = key if sub is None else f"{key}.{sub}"
+            lines.append(shown if v is None else f"{shown} = {mask_secrets(json.dumps(v, default=str))[0]}")
+    return lines
 
 
 def _untrusted_layer(folder: Path):
@@ -98,7 +124,8 @@ def offer_trust(folders: Sequence[Path]) -> None:
                 continue
         except ConfigError:
             continue  # the settings load reports it
-        print(f"ragls: {layer.path} asks for settings an untrusted folder cannot use: {', '.join(layer.ignored)}.\n"
+        shown = "".join(f"\n         {line}" for line in ignored_values(layer))
+        print(f"ragls: {layer.path} asks for settings an untrusted folder cannot use:{shown}\n"
               f"       They can run programs, send your API keys or read files outside the folder.",
               file=sys.stderr)
         print("       Trust this folder (only if you know who wrote it)? [y/N] ", end="", file=sys.stderr, flush=True)
