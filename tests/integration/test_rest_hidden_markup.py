@@ -78,3 +78,16 @@ def test_short_anonymous_targets_are_hidden_markup_as_their_long_form_is():
     assert not hidden_only("See `the docs`__ for the options.\n\n" + short)
     assert _rest_hidden("See `the docs`__ for the options.\n\n" + short).split("\n") == [
         "See `the docs`__ for the options.", "", "", "", ""]
+
+
+def test_a_page_with_lone_cr_line_ends_that_opens_with_a_comment_is_indexed(tmp_path):
+    # An old Mac page (lines end with a lone CR) read as one line: opening with a comment, the whole page was one
+    # hidden comment, so it had no chunk and no skipped entry either; markdown-it and the line counts read those CRs
+    # as line ends, and so does `hidden_only` now (`analysis.LINE_ENDS`)
+    idx, _ = folder_index(tmp_path, {"oldmac.rst": ".. a comment\r\rTide tables\r===========\r\rThe spring tide "
+                                                   "floods the salt marsh twice a month.\r"})
+    try:
+        chunks = idx.manifest.chunks_of("oldmac.rst")
+    finally:
+        idx.close()
+    assert len(chunks) == 1 and "salt marsh" in chunks[0].text

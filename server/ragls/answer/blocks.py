@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 from ragls.answer import rest
 from ragls.answer.markup import clean_markup
+from ragls.core.analysis import LINE_ENDS
 from ragls.index.front_matter import leading_front_matter
 from ragls.index.headings import ADORNMENT, SUBSTITUTION
 from ragls.sources.load import markup_extension
@@ -66,9 +67,6 @@ def _markdown() -> MarkdownIt:
     return md
 
 
-_LONE_CR_OR_LF = re.compile(r"\r(?!\n)|\n")  # markdown-it's line ends; a CRLF line keeps its "\r" as before
-
-
 def markdown_blocks(text: str) -> list[Block]:
     """A Markdown (CommonMark, MyST) chunk text as blocks (see module docstring), from markdown-it's token stream;
     each block's lines are the source lines its tokens map (`Token.map`), so line numbers are exact. The blocks are
@@ -84,7 +82,7 @@ def markdown_blocks(text: str) -> list[Block]:
     (line numbers unchanged). A front matter block the text opens with (`index.front_matter.leading_front_matter`) is
     no block at all: never quoted, never a focus line. A lone carriage return ends a line, as markdown-it reads it
     (an old Mac file): its token maps count those lines."""
-    lines = _LONE_CR_OR_LF.split(text)
+    lines = LINE_ENDS.split(text)
     leaves: list[tuple[str, int, int, int]] = []  # (kind, first line, line after, blockquote depth), in text order
     item_starts: list[int | None] = []  # per open list item: its marker line until its first paragraph is read
     skip_to = -1  # the index of the closing token of a blockquote read as code

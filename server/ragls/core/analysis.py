@@ -64,6 +64,12 @@ _CJK_RUN = re.compile(
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
+#: Where a line ends for the parsers that read a chunk's text line by line: a LF, or a carriage return not followed by
+#: one (an old Mac file, a stray CR), as markdown-it and `sources.passage.split_lines` count lines; a CRLF line keeps
+#: its CR. `LINE_ENDS.split(text)` are the lines.
+LINE_ENDS = re.compile(r"\r(?!\n)|\n")
+
+
 def well_formed(text: Any) -> Any:
     """`text` with every lone surrogate (U+D800-U+DFFF, never a character) replaced by U+FFFD; anything that is not
     a `str` is returned as it is (the caller's own check rejects it). User text reaches ragls with them from JSON

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import re
 
+from ragls.core.analysis import LINE_ENDS
+
 # An explicit markup line (docutils: ".." then whitespace or the line's end) and, in group 2, what follows the dots.
 EXPLICIT = re.compile(r"^([ \t]*)\.\.(?:[ \t]+(\S.*?))?[ \t]*$")
 # What follows the dots of an explicit markup block that is shown: a directive ("note::", "code-block:: python") or a
@@ -34,7 +36,7 @@ def hidden_only(text: str) -> bool:
     for text with any other line (a heading, a sentence, a directive such as `.. note::`)."""
     outer = None  # the indent of the hidden block the lines below may continue
     seen = False
-    for line in text.split("\n"):
+    for line in LINE_ENDS.split(text):  # a lone CR ends a line: an old Mac page is not one comment line
         if not line.strip():
             continue
         m = EXPLICIT.match(line)
