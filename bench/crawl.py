@@ -3,7 +3,7 @@
 A site of N documentation-like pages (default 200; each ~3 KB of text in a few sections with heading ids, links
 to its neighbours, to the index page and to 3 pseudo-random pages) is served on 127.0.0.1 with ETags. Then:
 
-1. crawl only: `web.Crawler` fetches + converts (trafilatura) every page, no index — pages/s of the crawler;
+1. crawl only: `crawl.Crawler` fetches + converts (trafilatura) every page, no index — pages/s of the crawler;
    then the same crawl again with every page known: conditional requests only (304s, links from the cache);
 2. with `--index`: first index, the `ragls index --rag site` equivalent (`RagWorkspace.index_rag`): crawl,
    chunk, BM25, embed with the offline MiniLM model; then a re-index with nothing changed (304s, nothing
@@ -91,7 +91,7 @@ def main() -> int:
     tmp = Path(tempfile.mkdtemp(prefix="ragls-bench-crawl-"))
     os.environ.update({"RAGLS_CACHE_DIR": str(tmp / "cache"), "RAGLS_OFFLINE": "1",
                        "RAGLS_CONFIG_DIR": str(tmp / "config")})
-    from ragls.sources.web import Crawler, CrawlResult, HttpCache
+    from ragls.sources.crawl import Crawler, CrawlResult, HttpCache
     from ragls.workspace.rag_workspace import RagWorkspace
 
     pages = make_site(args.pages)

@@ -194,7 +194,7 @@ class SlowSite(BaseHTTPRequestHandler):
 def test_a_sites_crawl_delay_is_bounded_and_a_stop_ends_the_wait():
     """A site is untrusted input: its robots.txt's `Crawl-delay: 86400` held the crawl a day before each page (red
     team, session 53). The pause is at most MAX_CRAWL_DELAY_S, and a crawl asked to stop stops waiting."""
-    from ragls.sources.web import MAX_CRAWL_DELAY_S, Crawler, CrawlResult
+    from ragls.sources.crawl import MAX_CRAWL_DELAY_S, Crawler, CrawlResult
 
     httpd = ThreadingHTTPServer(("127.0.0.1", 0), SlowSite)
     threading.Thread(target=httpd.serve_forever, args=(0.05,), daemon=True).start()
@@ -317,7 +317,7 @@ def test_a_robots_txt_redirecting_to_a_credential_disallows_the_crawl_without_en
     """The redirect check raised FetchError out of the robots.txt fetch (only httpx's errors were caught), so such a
     site ended the whole crawl — a named RAG's sync — with an exception. Now robots.txt counts as unreachable (RFC
     9309: assume complete disallow): each page is skipped with the reason, the credential masked, nothing sent."""
-    from ragls.sources.web import Crawler, CrawlResult
+    from ragls.sources.crawl import Crawler, CrawlResult
 
     httpd = ThreadingHTTPServer(("127.0.0.1", 0), RobotsRedirectSite)
     threading.Thread(target=httpd.serve_forever, args=(0.05,), daemon=True).start()

@@ -116,8 +116,8 @@ class SourcesIndex(FolderIndex):
 
     def _fetch_web(self, urls: dict[str, tuple[str | None, bool]], known: set[str]):
         """Fetch the URL sources and crawls: (new Documents, unchanged URLs, skipped)."""
+        from ragls.sources.crawl import Crawler, CrawlResult, HttpCache
         from ragls.sources.loaders import LoaderError, load_source_with
-        from ragls.sources.web import Crawler, CrawlResult, HttpCache
 
         s = self.settings
         result = CrawlResult()

@@ -5,9 +5,9 @@
 - a directory, walked recursively with the RAG's `[sources]` rules (include globs, .gitignore, junk, secrets);
 - a glob with brace sets, `~` expanded: `~/notes/**/*.{md,txt}`; a recursive filename pattern `/srv/**/README.md`
   (one whose walk would list more than `glob_walk.MAX_GLOB_ENTRIES` entries is skipped, saying so);
-- an http(s) URL (one page) or a crawl `https://docs.example.com/guide/**` (see `web.py`); one holding a credential
+- an http(s) URL (one page) or a crawl `https://docs.example.com/guide/**` (see `web.py`, `crawl.py`); one holding a credential
   (`https://user:password@host/…`, `?token=…`: `redact.credential_refusal`) is skipped with its value masked
-  (`redact.URL_CREDENTIAL`); so is a link a crawl meets (`web.py`);
+  (`redact.URL_CREDENTIAL`); so is a link a crawl meets (`crawl.py`);
 - any of these prefixed by a loader name: `pdf:manual.pdf`, `jina:https://…` (`[document_loaders]`, or the
   built-in pdf / docx / html converters).
 """
@@ -76,7 +76,7 @@ def resolve_sources(sources: list[str], base_dir: Path, settings: SourcesSetting
             continue
         loader, target = split_loader(source, loaders)
         if target.lower().startswith(("http://", "https://")):
-            from ragls.sources.web import is_crawl
+            from ragls.sources.crawl import is_crawl
 
             if (refusal := credential_refusal(source)) is not None:  # every page's key: index, rag/status, prompts
                 out.skipped.append(refusal.skipped)
