@@ -91,3 +91,22 @@ def test_a_page_with_lone_cr_line_ends_that_opens_with_a_comment_is_indexed(tmp_
     finally:
         idx.close()
     assert len(chunks) == 1 and "salt marsh" in chunks[0].text
+
+
+def test_a_crlf_directive_without_an_argument_is_shown_as_in_an_lf_file(tmp_path):
+    # A CRLF page's lines keep their CR: ".. note::\r" read as a comment, so a chunk of only a note was no chunk and
+    # an answer emptied the note and its body; comments, targets and substitutions stay hidden as in an LF page
+    from ragls.answer.markup import _rest_hidden
+    from ragls.index.rest_hidden import hidden_only
+
+    note = "Tides\r\n=====\r\n\r\nIntro.\r\n\r\n.. note::\r\n\r\n   The spring tide floods the salt marsh.\r\n"
+    assert _rest_hidden(note) == note
+    assert not hidden_only(".. note::\r\n\r\n   The spring tide floods the salt marsh.\r\n")
+    for hidden in (".. _tides:\r\n", "..\r\n   a comment\r\n", "__ https://example.org/a\r\n", ".. |t| replace:: x\r\n"):
+        assert hidden_only(hidden) and hidden_only(hidden.replace("\r\n", "\n")), hidden
+    idx, _ = folder_index(tmp_path, {"tides.rst": note})
+    try:
+        chunks = idx.manifest.chunks_of("tides.rst")
+    finally:
+        idx.close()
+    assert any("salt marsh" in c.text for c in chunks)

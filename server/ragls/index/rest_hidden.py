@@ -15,13 +15,15 @@ import re
 from ragls.core.analysis import LINE_ENDS
 
 # An explicit markup line (docutils: ".." then whitespace or the line's end) and, in group 2, what follows the dots.
-EXPLICIT = re.compile(r"^([ \t]*)\.\.(?:[ \t]+(\S.*?))?[ \t]*$")
+# A CRLF file's lines keep their CR (split on LF): it counts as the line's end here, in SHOWN and ANONYMOUS_TARGET,
+# or ".. note::\r" read as a comment and its body was hidden.
+EXPLICIT = re.compile(r"^([ \t]*)\.\.(?:[ \t]+(\S.*?))?[ \t\r]*$")
 # What follows the dots of an explicit markup block that is shown: a directive ("note::", "code-block:: python") or a
 # footnote / citation ("[1]", "[#note]"). Any other block is a comment, a target ("_label:") or a substitution
 # definition ("|name| replace:: ...").
-SHOWN = re.compile(r"^(?:[A-Za-z0-9][\w:.+-]*[ ]?::(?:[ \t]|$)|\[[^\]\s]+\](?:[ \t]|$))")
+SHOWN = re.compile(r"^(?:[A-Za-z0-9][\w:.+-]*[ ]?::(?:[ \t\r]|$)|\[[^\]\s]+\](?:[ \t\r]|$))")
 # docutils' short anonymous hyperlink target: "__ url" is ".. __: url" written short, hidden like it.
-ANONYMOUS_TARGET = re.compile(r"^[ \t]*__[ \t]+\S+[ \t]*$")
+ANONYMOUS_TARGET = re.compile(r"^[ \t]*__[ \t]+\S+[ \t\r]*$")
 
 
 def indent(line: str) -> int:
