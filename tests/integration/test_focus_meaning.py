@@ -200,4 +200,31 @@ def test_with_a_rare_share_only_sentences_holding_a_rare_question_term_count(wor
     gated = best_sentence_cosines([certs, timeouts], known, query, terms=analyse(QUESTION).focus_terms,
                                   rare_share=0.3)
     assert gated == [pytest.approx(every[0]), None]
-    assert workspace.settings.retrieval.sentence_rare_share == 1.0  # every sentence counts by default
+    assert workspace.settings.retrieval.sentence_rare_share == 1.0  # off by default (config/settings.py says why)
+
+
+def test_with_first_only_the_sentences_choose_the_first_hit_alone(workspace):
+    """`retrieval.sentence_first_only` (retrieval/sentence_rank.py): the page the sentences raise highest comes first
+    with its raise, and every other entry of the head keeps its fused place and score — the first hits an answer is
+    built from change only where the first one does."""
+    from ragls.retrieval.fuse import Fused
+    from ragls.retrieval.sentence_rank import best_sentence_cosines, sentence_rerank
+
+    manifest = workspace.indexes[0].manifest
+    [certs], [timeouts] = manifest.chunks_of("certs.md"), manifest.chunks_of("timeouts.md")
+    query = workspace.embedder.embed_query(QUESTION)
+    known = workspace.embedder.known_vectors
+    best, other = best_sentence_cosines([certs, timeouts], known, query)
+    pages = {"timeouts": timeouts, "certs": certs, "timeouts again": timeouts, "certs again": certs}
+
+    def ranked(first_only):
+        fused = [Fused("timeouts", 0.9), Fused("certs", 0.8), Fused("timeouts again", 0.75), Fused("certs again", 0.7)]
+        return [(f.key, round(f.score, 6)) for f in
+                sentence_rerank(fused, pages, known, query, 1.0, first_only=first_only)]
+
+    # re-sorted (session 64's form): both of certs.md's entries rise above timeouts.md's
+    assert [k for k, _ in ranked(False)] == ["certs", "certs again", "timeouts", "timeouts again"]
+    # first only: certs comes first with its raise; the others keep the fused order and their fused scores
+    assert ranked(True) == [("certs", round(0.8 + best, 6)), ("timeouts", 0.9), ("timeouts again", 0.75),
+                            ("certs again", 0.7)]
+    assert workspace.settings.retrieval.sentence_first_only is True  # the default (config/settings.py says why)

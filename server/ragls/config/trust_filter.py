@@ -94,7 +94,7 @@ SAFE: dict[str, dict[str, Rule]] = {
                   "graph_weight", "top_rank_bonus", "top3_rank_bonus", "meta_page_weight", "reference_entry_weight",
                   "stub_chunk_weight", "api_page_weight", "repeated_block_weight", "quoted_message_weight",
                   "settings_page_weight", "written_name_weight", "page_support_weight", "sentence_weight",
-                  "sentence_margin", "sentence_rare_share",
+                  "sentence_margin", "sentence_rare_share", "sentence_first_only",
                   "bm25_feedback", "bm25_feedback_docs",
                   "bm25_feedback_terms", "bm25_feedback_query_weight", "window_margin", "min_similarity",
                   "hybrid", "dedup_cosine", "parent_document", "relevance_floor",

@@ -528,7 +528,7 @@ def _sentence_rerank(sources, lookup: ChunkLookup, fused: list, q: Query, settin
     chunks = lookup([f.key for f in fused[:SENTENCE_HEAD]])
     return sentence_rerank(fused, chunks, known, q.vector, settings.sentence_weight, file_filters(sources),
                            margin=settings.sentence_margin, terms=q.focus_terms,
-                           rare_share=settings.sentence_rare_share)
+                           rare_share=settings.sentence_rare_share, first_only=settings.sentence_first_only)
 
 
 def _materialize(lookup: ChunkLookup, fused, similarity, top_k: int) -> list[Hit]:

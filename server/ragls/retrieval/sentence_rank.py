@@ -88,7 +88,8 @@ def rare_sentences(sentences: Sequence[str], terms: frozenset[str], share: float
 
 def sentence_rerank(fused: list, chunks: dict, embed: Callable[[list[str]], Any] | None, query_vector: Any,
                     weight: float, files: FileFilters | None = None, head: int = SENTENCE_HEAD,
-                    margin: float = 0.0, terms: frozenset[str] = frozenset(), rare_share: float = 1.0) -> list:
+                    margin: float = 0.0, terms: frozenset[str] = frozenset(), rare_share: float = 1.0,
+                    first_only: bool = False) -> list:
     """`fused` (`fuse.Fused`, convex scores, best first) with each of its first `head` entries raised by `weight` x
     the best sentence cosine (`best_sentence_cosines`) of its page's chunks among them (`chunks[key]` is the entry's
     chunk, `Chunk.document` its page) and those entries re-sorted by the new score (ties keep their order, so a page's
@@ -97,7 +98,10 @@ def sentence_rerank(fused: list, chunks: dict, embed: Callable[[list[str]], Any]
     gains `margin` more (`retrieval.sentence_margin`, in cosine units times `weight`): another page takes the first place
     only when its raise beats the first's by more than the margin plus their fused gap, not on a difference of
     cosines within MiniLM's noise. With `rare_share` < 1 only the sentences holding a question term (`terms`) rare
-    among the head's sentences count (`rare_sentences`). Entries below the head are unchanged. Returns
+    among the head's sentences count (`rare_sentences`). With `first_only` (`retrieval.sentence_first_only`) the
+    sentences choose the first entry only: it comes first with its raise, and the head's other entries keep their
+    fused order and scores (the extractive answer, built from the first hits, changes only where the first does).
+    Entries below the head are unchanged. Returns
     `fused` itself when `weight` <= 0, without `embed` or `query_vector`, when an entry of the head has no chunk, or
     when a sentence's vector is not at hand."""
     if weight <= 0 or embed is None or query_vector is None or len(fused) < 2:
@@ -125,4 +129,11 @@ def sentence_rerank(fused: list, chunks: dict, embed: Callable[[list[str]], Any]
             f.contributions["sentence"] = raise_
             f.score += raise_
     order = {id(f): i for i, f in enumerate(top)}
-    return sorted(top, key=lambda f: (-f.score, order[id(f)])) + fused[head:]
+    ranked = sorted(top, key=lambda f: (-f.score, order[id(f)]))
+    if not first_only:
+        return ranked + fused[head:]
+    # only the first place: the winner comes first with its raise, the others keep their fused places and scores
+    for f in top:
+        if f is not ranked[0] and "sentence" in f.contributions:
+            f.score -= f.contributions.pop("sentence")
+    return [ranked[0]] + [f for f in top if f is not ranked[0]] + fused[head:]
