@@ -237,3 +237,16 @@ def test_an_option_value_that_starts_with_a_dash_is_the_value(folder, capsys):
     top = cli_parser.build_parser()
     asked = top.parse_args(["ask", str(folder), "--file", "-notes.md", "--top-k", "2", "--", "-heron?"])
     assert (asked.question, asked.top_k, asked.file) == ("-heron?", 2, ["-notes.md"])
+
+
+def test_a_glob_left_out_is_said_once(folder, capsys, caplog):
+    """A `sources.include` glob expanding past the limit is left out with one warning: `ragls index` printed it three
+    times (a log line for each filter built, and the workspace's warning) and `ragls status` twice (its warning line,
+    and the workspace's warning, which names the folder)."""
+    caplog.set_level("INFO")
+    (folder / "ragls.toml").write_text('[sources]\ninclude = ["' + "{a,b}" * 11 + '.md", "**/*.md"]\n')
+    for argv in (["index", str(folder)], ["status", str(folder)]):
+        assert cli.main(argv) == 0
+        out = capsys.readouterr()
+        assert (out.out + out.err).count("expands to more than 1024 patterns") == 1, out
+    assert not [r for r in caplog.records if r.levelname == "WARNING" and r.name == "ragls.sources.walk"]

@@ -63,8 +63,10 @@ def cmd_status(args) -> int:
         finally:
             ws.close()
         shown = {e["message"] for e in wire["errors"]}  # printed below as "error:" lines: not twice
+        prefixes = tuple(f"{folder}: " for folder in ws.folders)  # a warning names its folder, its error entry not
         for warning in ws.warnings:
-            if warning not in shown:
+            bare = next((warning[len(p):] for p in prefixes if warning.startswith(p)), warning)
+            if warning not in shown and bare not in shown:
                 print(f"ragls: warning: {warning}", file=sys.stderr)
     if args.all:  # rag/status lists the first SKIPPED_LISTED: every one, from each folder's manifest
         for f in wire["folders"]:

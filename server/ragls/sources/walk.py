@@ -53,11 +53,12 @@ def compile_globs(globs: Iterable[str], excluding: bool = False) -> GitIgnoreSpe
     """A `GitIgnoreSpec` of gitignore-style globs after brace expansion (a leading "!" negates, last match wins).
     `excluding`: the globs keep files out (sources.exclude), else they let files in (sources.include). A glob
     `globs.glob_problem` rejects (too many expansions or wildcards) fails closed (`globs.kept_out`): one that keeps
-    files out is matched by a wider glob, one that lets files in is left out; logged, and named in the workspace's
-    warnings (`globs.glob_warnings`)."""
+    files out is matched by a wider glob, one that lets files in is left out; named in the workspace's warnings
+    (`globs.glob_warnings`), which every front shows, and logged at debug level only (each filter built logged it
+    again as a warning: `ragls index` printed it three times)."""
     kept, messages = kept_out(globs, excluding)
     for message in messages:
-        log.warning("the glob %s", message)
+        log.debug("the glob %s", message)
     lines = [line for glob in kept for line in expand_braces(glob.strip())]
     return GitIgnoreSpec.from_lines([line for line in lines if line])
 
