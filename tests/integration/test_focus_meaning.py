@@ -214,7 +214,7 @@ def test_with_first_only_the_sentences_choose_the_first_hit_alone(workspace):
     [certs], [timeouts] = manifest.chunks_of("certs.md"), manifest.chunks_of("timeouts.md")
     query = workspace.embedder.embed_query(QUESTION)
     known = workspace.embedder.known_vectors
-    best, other = best_sentence_cosines([certs, timeouts], known, query)
+    best, _ = best_sentence_cosines([certs, timeouts], known, query)
     pages = {"timeouts": timeouts, "certs": certs, "timeouts again": timeouts, "certs again": certs}
 
     def ranked(first_only):
