@@ -10,6 +10,7 @@ import pytest
 from commitkit import git, settings_for, write
 from llm_server import Reply
 from ragls.commit import gitdiff
+from ragls.commit.digest import render_diff
 from ragls.commit.message import SUBJECT_MAX, CommitMessage, generate_commit_message
 from ragls.core.errors import InvalidParams, RequestFailed
 from ragls.llm.chat import make_chat_model
@@ -162,7 +163,7 @@ def test_budget_cuts_hunks_in_order_and_sets_truncated(repo, llm):
     assert digest.rstrip().endswith("[diff truncated to 1500 characters: 0 of 2 hunks shown in full]")
     # Same diff, render again: identical text (predictable reduction).
     files = gitdiff.parse_diff(gitdiff.read_diff(repo))
-    assert gitdiff.render_diff(files, budget)[0] == digest
+    assert render_diff(files, budget)[0] == digest
 
 
 def test_rename_is_reported_as_rename(repo, llm):
@@ -407,7 +408,7 @@ def test_unusual_file_names_from_real_git(repo):
         ('quo"te\\back.py', None, "added", 1, 0),
         ("ünï cödé.py", None, "added", 1, 0),
     }
-    text, cut = gitdiff.render_diff(files, 24000)
+    text, cut = render_diff(files, 24000)
     assert not cut
     assert "--- a/my notes.txt\n+++ b/our notes.txt\n@@ -2,3 +2,4 @@ one\n two\n three\n four\n+five\n" in text
 
@@ -422,7 +423,7 @@ def test_gitattributes_linguist_generated_is_summarized(repo):
     root = gitdiff.repo_root(repo)
     files = gitdiff.mark_generated(root, gitdiff.parse_diff(gitdiff.read_diff(root)))
     assert [(f.path, f.kind) for f in files] == [("gen/schema.py", "generated"), ("src/app.py", "text")]
-    text, _ = gitdiff.render_diff(files, 24000)
+    text, _ = render_diff(files, 24000)
     assert "- generated file added: gen/schema.py (+30)\n" in text
     assert "FIELD_7" not in text and "+USES_SCHEMA = True" in text
     result = generate_commit_message(repo, settings=settings_for())

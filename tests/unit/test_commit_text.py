@@ -7,7 +7,8 @@ from dataclasses import replace
 
 import pytest
 from ragls.commit.conventional import guess_scope, guess_type, path_category
-from ragls.commit.gitdiff import FileDiff, describe, parse_diff, render_diff, semantic_lines
+from ragls.commit.digest import describe, render_diff, semantic_lines
+from ragls.commit.gitdiff import FileDiff, parse_diff
 from ragls.commit.message import clean_reply, shorten_subject, wrap_body
 
 COMBINED = (b"diff --cc f.txt\nindex f2ad6c7,6178079..0000000\n--- a/f.txt\n+++ b/f.txt\n"

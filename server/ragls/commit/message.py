@@ -19,6 +19,7 @@ from ragls.answer.template import DATA_NOTE, quote_passage
 from ragls.answer.tokens import chars_for_tokens, context_limit, estimate_tokens, is_context_length_error
 from ragls.commit import gitdiff
 from ragls.commit.conventional import CONVENTIONAL_TYPES, guess_scope, guess_type, path_category
+from ragls.commit.digest import render_diff
 from ragls.commit.gitdiff import FileDiff
 from ragls.commit.topics import new_text_reader, topic_phrases, topics
 from ragls.config.settings import Settings
@@ -40,7 +41,7 @@ MIN_DIFF_CHARS = 1000  # the smallest digest budget (commit.max_diff_chars' mini
 RETRY_SHARE = 0.85  # of the context window a context-length error names, aimed at by the one retry
 REPLY_TOKENS = 600  # room left for the model's reply when the prompt is fitted to a token limit
 # How much a changed line tells about the commit, by `path_category`: source code first; lockfiles, generated and
-# binary files never show hunks at all (gitdiff.describe summarizes them).
+# binary files never show hunks at all (digest.describe summarizes them).
 CATEGORY_WEIGHTS = {"code": 1.0, "test": 0.6, "docs": 0.5, "build": 0.4, "ci": 0.4}
 
 SYSTEM_PROMPT = ("You write git commit messages for the changes you are shown. Reply with the commit message only: "
@@ -90,7 +91,7 @@ def generate_commit_message(
     (`git diff HEAD`, what `git commit -a` would commit). `style` is "conventional" or "plain" and defaults to
     `settings.commit.style`. With `chat`, the model gets the style rules, the most relevant conventions text
     (`conventions(query)`, at most 2000 chars, skipped when it raises a RaglsError) and the diff digest of at most
-    `settings.commit.max_diff_chars` characters (see `gitdiff.render_diff`: the most important hunks first — source
+    `settings.commit.max_diff_chars` characters (see `digest.render_diff`: the most important hunks first — source
     over tests, docs and build files, semantic changes over whitespace), fitted to `commit.max_prompt_tokens` by the
     `answer.tokens` estimate when that is set; when the model still answers with a context-length error, the call is
     retried once with a digest fitted to the limit the error names (or half the budget). The reply is cleaned by
@@ -132,7 +133,7 @@ def generate_commit_message(
     backend = settings.generation.resolved_backend()
 
     def prompt_for(budget: int) -> tuple[str, bool]:
-        digest, cut = gitdiff.render_diff(files, budget, weight=file_weight)
+        digest, cut = render_diff(files, budget, weight=file_weight)
         truncated = cut or len(raw) > budget
         prompt = build_prompt(digest, style=style, conventions=notes, truncated=truncated, hint=hint, staged=staged)
         log.debug("commit message prompt: %d chars, ~%d tokens (diff %d bytes, digest %d chars)", len(prompt),
