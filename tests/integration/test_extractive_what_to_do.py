@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 from offline_index import extractive_workspace
-from ragls.answer.neighbours import explains, read_with_neighbours
+from ragls.answer.neighbours import explains, read_with_neighbours, with_code_after
 from ragls.answer.passages import units
 from ragls.core.ir import Chunk, Hit, LineSpan
 
@@ -120,3 +120,44 @@ def test_a_sentence_referring_back_by_its_purpose_is_read_with_the_need():
     first = next(u for u in found if u.sentence.startswith("gizmo watches every request"))
     second = next(u for u in found if u.sentence.startswith("If a request does not return"))
     assert not explains(first, second, CI)
+
+
+FLOW = """Key bindings
+============
+
+.. note::
+
+    ``c-q`` and ``c-s`` are often captured by the terminal, because they were used for software flow control.
+    When this is enabled, the application freezes when ``c-s`` is pressed, until ``c-q`` is pressed.
+
+    In order to disable this, execute the following command in your shell, or add it to your ``.profile``.
+
+    .. code::
+
+        stty -ixon
+
+Key bindings can consist of a sequence of keys. The binding is triggered only when every key of the sequence
+is pressed.
+
+Sequences are matched as the keys arrive.
+
+The longest sequence wins when two of them share a first key.
+"""
+
+
+def test_a_remedy_opening_the_next_paragraph_is_read_with_the_statement():
+    """"In order to disable this, execute the following command ..." opens the paragraph after the statement: a
+    remedy ("In order to <goal>," then an imperative) referring back ("this") is read across the blank line, and its
+    short block comes with it; a next paragraph that does not tell what to do about the statement is not."""
+    found = units(FLOW, markdown=False)
+    hit = Hit(chunk=Chunk(id="a", path="keys.rst", text=FLOW, span=LineSpan(0, 0, FLOW.count("\n"), 0),
+                          text_hash="a"), score=1.0)
+    freeze = next(u for u in found if u.sentence.startswith("When this is enabled"))
+    out = read_with_neighbours([(1, freeze)], {1: hit}, {"ctrl", "freez", "terminal"})
+    assert len(out) == 1
+    assert out[0][1].sentence.endswith("In order to disable this, execute the following command in your shell, or "
+                                       "add it to your `.profile`.")
+    assert "stty -ixon" in with_code_after(out[0][1], {"ctrl", "freez", "terminal"}, 8).attached
+    matched = next(u for u in found if u.sentence.startswith("Sequences are matched"))
+    out = read_with_neighbours([(1, matched)], {1: hit}, {"sequence", "match"})
+    assert [u.sentence for _, u in out] == [matched.sentence]

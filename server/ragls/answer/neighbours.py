@@ -269,7 +269,7 @@ def explains(unit: Unit, nxt: Unit | None, text: str = "") -> bool:
       asked in the words of the need, shares none with the means (measured: bench/history/sessions-42-43.md, "The means named
       after the need");
     - or one of the same paragraph that tells the reader what to do (`_REMEDY`: an imperative opens it, alone or
-      after "To <goal>", "In this case", or after "you can", "you should", ...) and names an identifier `unit` does not: a statement of what happens, then the remedy —
+      after "To <goal>" / "In order to <goal>", "In this case", or after "you can", "you should", ...) and names an identifier `unit` does not: a statement of what happens, then the remedy —
       "999 is a custom response status code used by some sites to throttle requests." / "Try slowing down the
       crawling speed by using a download delay ... with the `DOWNLOAD_SLOTS` setting:" (measured: bench/history/sessions-44-45.md,
       "The remedy after the statement");
@@ -283,7 +283,10 @@ def explains(unit: Unit, nxt: Unit | None, text: str = "") -> bool:
     (`_NOT_SHOWN` in the chunk `text`: a reST directive or target, ".. setting:: IMAGES_THUMBS"; a MyST target)
     and it refers back: "The Images Pipeline can automatically create thumbnails of the downloaded images." /
     ".. setting:: IMAGES_THUMBS" / "In order to use this feature, you must set `IMAGES_THUMBS` to a dictionary ...";
-    a blank line alone still ends what a sentence is read with.
+    across a blank line alone only when it tells what to do about what `unit` says and refers back in its first
+    words (`_REMEDY` and `_REFERS_BACK`: "... It won't be possible to bind these keys." / "In order to disable
+    this, execute the following command in your shell ..." and its `stty -ixon`; "You can also set this option
+    with the `NOX_DEFAULT_VENV_BACKEND` environment variable."; bench/history/session-65.md).
     Never a list item or table row, a `unit` carrying a block, or a pair longer than EXTRACTIVE_MAX_SENTENCE_CHARS
     or FOCUS_SENTENCE_LINES lines, those hidden lines aside (the citation of a passage covers its first lines
     only)."""
@@ -291,11 +294,15 @@ def explains(unit: Unit, nxt: Unit | None, text: str = "") -> bool:
             or len(unit.sentence) + len(nxt.sentence) >= EXTRACTIVE_MAX_SENTENCE_CHARS:
         return False
     gap = text.split("\n")[unit.end + 1:nxt.line] if nxt.line > unit.end + 1 else []
-    if gap and not (text and all(not x.strip() or _NOT_SHOWN.match(x) for x in gap) and any(x.strip() for x in gap)):
-        return False  # the next paragraph only across a directive or target line, which the built page does not show
+    own = _LABEL.sub("", nxt.sentence, count=1)  # its words, without its heading's label
+    if gap and not (text and all(not x.strip() or _NOT_SHOWN.match(x) for x in gap) and any(x.strip() for x in gap)) \
+            and not (text and all(not x.strip() for x in gap) and _REMEDY.match(own)
+                     and _REFERS_BACK.search(" ".join(own.split()[:REFERENCE_HEAD_WORDS]))):
+        # the next paragraph only across a directive or target line, which the built page does not show, or when
+        # it opens by telling what to do about this ("In order to disable this, execute the following command ...")
+        return False
     if nxt.end - unit.line - len(gap) >= FOCUS_SENTENCE_LINES:
         return False
-    own = _LABEL.sub("", nxt.sentence, count=1)  # its words, without its heading's label
     if not gap and not nxt.attached and len(own.split()) <= NEXT_REFERENCE_WORDS and _BACK_REFERENCE.match(own):
         return True
     if not (_BACK_REFERENCE.match(own) or _REFERS_BACK.search(" ".join(own.split()[:REFERENCE_HEAD_WORDS]))
@@ -350,17 +357,19 @@ _FOR_THIS = re.compile(r"\b(?:(?:this|that)\s+(?:purpose|issue|problem|situation
 _REFERS_BACK = re.compile(r"\b(?:this|these|those|such)\b", re.IGNORECASE)
 # A sentence telling the reader what to do ("Try slowing down the crawling speed by using a download delay ... with
 # the `DOWNLOAD_SLOTS` setting:" after "999 is a custom response status code used by some sites to throttle
-# requests."): an imperative opens it, alone or after "To <goal>," / "Instead," / "Alternatively,", or any verb but
+# requests."): an imperative opens it, alone or after "To <goal>," / "In order to <goal>," / "Instead," /
+# "Alternatively,", or any verb but
 # one of perceiving after "you can" / "we can" / "you should" ... ("You can reload the config file by issuing the
 # `:config-reload` command.", Helix; not "You can see ..."; bench/history/session-64.md): "To prevent devs from using other package managers, you can add the
 # following `preinstall` script to your `package.json`:" after "... you don't want others to accidentally run `npm
 # install` or `yarn`." (pnpm's only-allow page; bench/history/session-60.md).
-_REMEDY = re.compile(r"^(?:(?:To [^,]{3,60}|Instead|Alternatively|If so|In (?:that|this) case),?\s+)?"
+_REMEDY = re.compile(r"^(?:(?:(?:In order to|To) [^,]{3,60}|Instead|Alternatively|If so|In (?:that|this) case),?\s+)?"
                      r"(?:(?i:(?:you|we)\s+(?:can|may|should|must|need\s+to)\s+(?:also\s+|simply\s+|just\s+)?)"
                      r"(?!(?i:see|notice|find|observe|expect|imagine|think|get|also|not|only|now|then)\b)[a-z]+\s|"
                      r"(?i:(?:you|we)\s+(?:can|may|should|must|need\s+to)\s+(?:also\s+|simply\s+|just\s+)?)?"
                      r"(?i:try|use|set|pass|add|call|"
-                     r"run|enable|disable|configure|specify|install|include|define|provide|change|increase|decrease|"
+                     r"run|execute|type|edit|create|write|export|import|apply|upgrade|update|delete|uninstall|restart|"
+                     r"enable|disable|configure|specify|install|include|define|provide|change|increase|decrease|"
                      r"raise|lower|register|override|remove|replace|switch|turn)\s(?!of\b))")
 # Lines a built page does not show between two paragraphs: a reST directive or target (".. setting:: IMAGES_THUMBS",
 # ".. _label:", ".. index:: ...") or a MyST target "(label)=".
