@@ -11,8 +11,9 @@ import time
 import pytest
 from ragls.config.trust import trust as trust_folder
 from ragls.embedding.embed import offline_model_dir
+from ragls.workspace.file_watcher import FileWatcher
 from ragls.workspace.rag_workspace import RagWorkspace
-from ragls.workspace.watch import FileWatcher, IndexWorker
+from ragls.workspace.watch import IndexWorker
 
 pytestmark = pytest.mark.skipif(offline_model_dir() is None, reason="needs ragls[offline]")
 

@@ -16,8 +16,9 @@ from ragls.config.settings import build_settings
 from ragls.config.trust import trust as trust_folder
 from ragls.embedding.embed import OFFLINE_MODEL_NAME, Embedder, offline_model_dir
 from ragls.index.indexer import FolderIndex
+from ragls.workspace.file_watcher import FileWatcher
 from ragls.workspace.rag_workspace import RagWorkspace
-from ragls.workspace.watch import FileWatcher, IndexWorker
+from ragls.workspace.watch import IndexWorker
 
 PAGE = """.. include:: prune.rst.inc
 

@@ -248,7 +248,8 @@ class LiveWorkspace:
     def _open(self, gen: _Generation, settings: Any, previous: Any = None) -> None:
         """Open `gen` with `settings` (`_replace`). `previous`: the workspace of the generation just retired, whose
         loaded embedding model `gen` takes when its embedding settings are the same (`_keep_model`)."""
-        from ragls.workspace.watch import FileWatcher, IndexWorker
+        from ragls.workspace.file_watcher import FileWatcher
+        from ragls.workspace.watch import IndexWorker
 
         hooks = self.hooks
         try:

@@ -1,4 +1,5 @@
-"""Keeps the index fresh: one indexer thread fed by watchfiles, LSP didSave / didChangeWatchedFiles and requests.
+"""Keeps the index fresh: one indexer thread fed by watchfiles (`file_watcher.py`), LSP didSave /
+didChangeWatchedFiles and requests.
 
 Events are debounced (`watch.debounce_ms`, default 300) and batched per folder; a burst of saves to one file ends as
 one update (a file saved without pause still gets indexed every `max_defer_s`). The thread does, in order of
@@ -48,8 +49,6 @@ TAKEOVER_INTERVAL_S = 2.0  # how often a read-only index retries the writer lock
 RELEASE_AFTER_S = 5.0  # requests' model runs (Embedder.unreleased_since) this long ago: their run memory goes back
 HANDOVER_CHECK_S = 0.5  # how often a yielding writer (`ragls mcp`) looks for an editor asking for the index
 COMPACT_AFTER_WRITES = 64  # vector-store writes before a compaction when idle
-MAX_WATCH_RESTARTS = 30  # watcher failures within WATCH_RESTART_WINDOW_S before it gives up (and says so)
-WATCH_RESTART_WINDOW_S = 60.0
 FIRST_BACKOFF_S = 1.0  # wait before retrying a failed unit of work; doubles on each failure in a row
 MAX_BACKOFF_S = 30.0
 SPACE_FREED_BYTES = 1 << 20  # a back-off after a full disk ends early once this much more space is free
@@ -527,59 +526,3 @@ class IndexWorker:
             self.on_writer_change()
         except Exception:
             log.exception("writer change callback failed")
-
-
-class FileWatcher:
-    """watchfiles on every workspace folder, feeding `IndexWorker.notify`. Symlinks are not followed (no loops)."""
-
-    def __init__(self, worker: IndexWorker, folders: list[Path]):
-        self.worker = worker
-        self.folders = folders
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, name="ragls-watch", daemon=True)
-
-    def start(self) -> None:
-        self._thread.start()
-
-    def stop(self) -> None:
-        self._stop.set()
-        self._thread.join(3)
-
-    def _watch_filter(self, default) -> Callable[[object, str], bool]:
-        """watchfiles' default filter (no events from .git, node_modules, __pycache__, .venv …), letting through
-        the two kinds ragls needs from there: `.git/info/exclude`, and the targets of indexed symlinks."""
-        exclude = os.sep + os.path.join(".git", "info", "exclude")
-
-        def keep(change, path: str) -> bool:
-            if default(change, path) or path.endswith(exclude):
-                return True
-            targets = [idx.symlink_targets for idx in self.worker.ws.indexes if idx.symlink_targets]
-            return bool(targets) and any(path in t or os.path.realpath(path) in t for t in targets)
-        return keep
-
-    def _run(self) -> None:
-        import watchfiles
-
-        restarts: deque[float] = deque()
-        while not self._stop.is_set():
-            try:
-                for changes in watchfiles.watch(*self.folders, stop_event=self._stop, debounce=50, step=25,
-                                                watch_filter=self._watch_filter(watchfiles.DefaultFilter()),
-                                                recursive=True, raise_interrupt=False, yield_on_timeout=False,
-                                                ignore_permission_denied=True):
-                    self.worker.notify(path for _, path in changes)
-                return  # stopped
-            except Exception as exc:  # noqa: BLE001 - watching is best effort; didSave still works
-                # watchfiles drops a whole batch of events when one path in it is not valid UTF-8 ("Unable to
-                # decode path ..."): scan the folders instead (it finds what the batch held) and watch on.
-                now = time.monotonic()
-                restarts.append(now)
-                while restarts and now - restarts[0] > WATCH_RESTART_WINDOW_S:
-                    restarts.popleft()
-                if len(restarts) > MAX_WATCH_RESTARTS:
-                    log.warning("file watcher stopped: %s", exc)
-                    self.worker.ws.errors.append({"message": f"file watcher stopped: {exc}"})
-                    return
-                log.info("file watcher: %s; rescanning the workspace folders", exc)
-                self.worker.request_sync()
-                self._stop.wait(0.1)
