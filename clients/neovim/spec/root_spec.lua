@@ -205,6 +205,29 @@ H.it("root_dir: ragls.toml wins over .git, else .git, else none", function()
   H.eq(real .. "/plain", rpc.root_dir(buf), "configurable root_markers")
 end)
 
+H.it("a root marker another user owns is no marker (a /tmp/ragls.toml planted by someone else)", function()
+  if vim.uv.getuid() ~= 0 then
+    print("# skipped: only root can give a file to another user here")
+    return
+  end
+  require("ragls").setup({ cmd = H.server_cmd, root_markers = { "ragls.toml", ".git" } }) -- the defaults again
+  local base = vim.fn.tempname()
+  vim.fn.mkdir(base .. "/shared/clone/.git", "p")
+  vim.fn.mkdir(base .. "/shared/notes", "p")
+  vim.fn.writefile({ '[sources]', 'include = ["**/*.md"]' }, base .. "/shared/ragls.toml")
+  vim.fn.mkdir(base .. "/shared/.git", "p")
+  vim.fn.writefile({ "x" }, base .. "/shared/clone/a.md")
+  vim.fn.writefile({ "x" }, base .. "/shared/notes/n.md")
+  local real = vim.fs.normalize(vim.uv.fs_realpath(base))
+  H.eq(real .. "/shared", rootmod.find(base .. "/shared/clone/a.md"), "the user's own markers: ragls.toml first")
+  assert(vim.uv.fs_chown(base .. "/shared/ragls.toml", 65534, 65534))
+  assert(vim.uv.fs_chown(base .. "/shared/.git", 65534, 65534))
+  H.notes = {}
+  H.eq(real .. "/shared/clone", rootmod.find(base .. "/shared/clone/a.md"), "the clone's own .git, not /tmp's")
+  H.eq(nil, rootmod.find(base .. "/shared/notes/n.md"), "neither the planted .git")
+  H.ok(H.notes_matching("shared/ragls.toml belongs to another user (uid 65534)")[1], vim.inspect(H.notes))
+end)
+
 H.it("no root marker: the cwd is the root of the files below it (`cd docs && nvim index.md`), never ~ or above it",
   function()
   require("ragls").setup({ cmd = H.server_cmd })

@@ -34,15 +34,58 @@ local function contains(dir, path)
   return path == dir or path:sub(1, #dir + 1) == dir .. "/"
 end
 
---- Nearest directory above `source` (a buffer number or a path) holding a root marker. Markers are tried one
---- at a time, so ragls.toml wins over an enclosing .git.
+--- Markers of another user already warned about (path -> true): one warning per marker and session.
+local foreign_warned = {}
+
+--- Whether the root marker `path` may make its directory the project: the current user or root owns it, as the
+--- server decides (`roots.own_marker`) and as git refuses a repository of "dubious ownership". A `ragls.toml`
+--- another user planted in a shared parent (`/tmp/ragls.toml`) would otherwise make all of /tmp the project of
+--- a clone below it. Warns once per marker; true where the platform has no user ids.
+---@param path string
+---@return boolean
+local function own_marker(path)
+  if not vim.uv.getuid then
+    return true
+  end
+  local stat = vim.uv.fs_lstat(path)
+  if not stat then
+    return false
+  end
+  if stat.uid == vim.uv.getuid() or stat.uid == 0 then
+    return true
+  end
+  if not foreign_warned[path] then
+    foreign_warned[path] = true
+    vim.notify(("ragls: %s belongs to another user (uid %d), so %s is not taken for the project"):format(
+      path, stat.uid, vim.fs.dirname(path)), vim.log.levels.WARN)
+  end
+  return false
+end
+
+--- The directory `source` (a buffer number or a path) starts the search from: the buffer's or path's
+--- directory (itself when it is one), the cwd for a buffer without a name.
+---@param source integer|string
+---@return string
+local function start_dir(source)
+  local path = type(source) == "number" and vim.api.nvim_buf_get_name(source) or source
+  if path == "" then
+    return vim.fs.normalize(vim.uv.cwd())
+  end
+  path = vim.fs.normalize(vim.fn.fnamemodify(path, ":p"))
+  return vim.fn.isdirectory(path) == 1 and path or vim.fs.dirname(path)
+end
+
+--- Nearest directory above `source` (a buffer number or a path) holding a root marker the user may take
+--- (`own_marker`). Markers are tried one at a time, so ragls.toml wins over an enclosing .git.
 ---@param source integer|string
 ---@return string|nil
 function M.find(source)
+  local dir = start_dir(source)
   for _, marker in ipairs(config.values.root_markers) do
-    local root = vim.fs.root(source, marker)
-    if root then
-      return norm(root)
+    for _, found in ipairs(vim.fs.find(marker, { upward = true, path = dir, limit = math.huge })) do
+      if own_marker(found) then
+        return norm(vim.fs.dirname(found))
+      end
     end
   end
 end
