@@ -72,7 +72,7 @@ H.it("a [n] of a source quoted at two places opens the place its own item quotes
   local NBSP = require("ragls.code_wrap").NBSP
   H.eq(14, follow("`.trash` folder" .. NBSP .. "[1]"), "[1] on the continuation line of the first item: lines 14-15")
   H.eq(3, follow("into one note" .. NBSP .. "[1]"), "[1] of the second item: lines 3-4")
-  H.eq("- A quote   that goes on [2].", require("ragls.answer_text").item_text(
+  H.eq("- A quote   that goes on [2].", require("ragls.citation").item_text(
     { "Intro.", "", "- A quote", "  that goes on [2].", "- Next [3]." }, 4),
     "item_text: the list item with its continuation line, not the next item")
   vim.cmd("bwipeout! " .. vim.fn.bufnr(fname))
@@ -368,7 +368,7 @@ H.it("quickfix: a source quoted at two places is two items; a long preview stays
 end)
 
 H.it("<CR> on an answer line without [n] (a code line under a bullet) follows its item's citation", function()
-  local at = require("ragls.answer_text").item_citation
+  local at = require("ragls.citation").item_citation
   local lines = {
     "- It is also possible to load configuration from a file, for example TOML [2]:",
     "  ```",

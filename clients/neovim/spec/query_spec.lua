@@ -262,11 +262,11 @@ H.it("a converted page's source says its lines count extracted text: the answer 
   vim.api.nvim_buf_delete(extracted_buf, { force = true })
   local answer = vim.api.nvim_create_buf(false, true)
   vim.api.nvim_buf_set_lines(answer, 0, -1, false, { "A pairing code expires after 90 seconds [1]." })
-  local cited = require("ragls.answer_text").cited_source(vim.tbl_extend("force", source, { quoteRanges = places }),
+  local cited = require("ragls.citation").cited_source(vim.tbl_extend("force", source, { quoteRanges = places }),
     answer, 1)
   H.eq(places[2], cited.focusRange, "the [n] of the second sentence opens at it")
   vim.api.nvim_buf_set_lines(answer, 0, -1, false, { "Open Settings and choose Devices [1]." })
-  cited = require("ragls.answer_text").cited_source(vim.tbl_extend("force", source, { quoteRanges = places }), answer, 1)
+  cited = require("ragls.citation").cited_source(vim.tbl_extend("force", source, { quoteRanges = places }), answer, 1)
   H.eq(places[1], cited.focusRange, "the [n] of the first sentence opens at it")
 end)
 

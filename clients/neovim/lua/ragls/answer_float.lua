@@ -2,10 +2,11 @@
 ---
 --- |M.answer_view| opens it (a placeholder says what the server is doing until the first words), `append` fills it,
 --- `finish` shows the answer with its numbered sources; `<CR>` follows a source or an `[n]`, `<C-q>` sends the sources
---- to the quickfix list, `Y` yanks the answer, `r` asks again. Its text comes from |ragls.answer_text|; the float
---- itself from |ragls.ui|.
+--- to the quickfix list, `Y` yanks the answer, `r` asks again. Its text comes from |ragls.answer_text| (where an `[n]`
+--- leads: |ragls.citation|); the float itself from |ragls.ui|.
 
 local answer_text = require("ragls.answer_text")
+local citation = require("ragls.citation")
 local jump = require("ragls.jump")
 local ui = require("ragls.ui")
 local one_line = require("ragls.text").one_line
@@ -41,13 +42,13 @@ function M.follow(buf)
   local lnum, col0 = unpack(vim.api.nvim_win_get_cursor(0))
   local source = state.by_line[lnum]
   if not source then
-    local n = answer_text.item_citation(vim.api.nvim_buf_get_lines(buf, 0, -1, false), lnum, col0 + 1)
+    local n = citation.item_citation(vim.api.nvim_buf_get_lines(buf, 0, -1, false), lnum, col0 + 1)
     source = n and state.by_n[n]
     if n and not source then
       vim.notify(("ragls: the answer has no source [%d]"):format(n), vim.log.levels.WARN, { title = "ragls" })
       return
     end
-    source = source and answer_text.cited_source(source, buf, lnum)
+    source = source and citation.cited_source(source, buf, lnum)
   end
   if not source then
     return

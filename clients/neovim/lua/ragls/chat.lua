@@ -267,7 +267,7 @@ function M.source_at_cursor()
   if not idx then
     return nil
   end
-  local n = require("ragls.answer_text").item_citation(vim.api.nvim_buf_get_lines(t.buf, 0, -1, false), lnum, col0 + 1)
+  local n = require("ragls.citation").item_citation(vim.api.nvim_buf_get_lines(t.buf, 0, -1, false), lnum, col0 + 1)
   if not n then
     return nil
   end

@@ -20,9 +20,10 @@ M.footer = answer_text.footer
 M.answer_keys = answer_text.answer_keys
 M.ANSWER_KEYS = answer_text.ANSWER_KEYS
 M.body_lines = answer_text.body_lines
-M.citation_at = answer_text.citation_at
 M.source_fname = answer_text.source_fname
-M.cited_source = answer_text.cited_source
+-- What a [n] cites lives in ragls.citation.
+M.citation_at = require("ragls.citation").citation_at
+M.cited_source = require("ragls.citation").cited_source
 
 --- Float size from the `float.width`/`float.height` option: a fraction (<= 1) of `total`, at least `min`; a
 --- larger number is a count of columns/lines. The caller clamps it to the editor.
