@@ -10,10 +10,13 @@
 ---
 --- Each turn owns its request: its own `partialResultToken` and request id, so a delta can only ever land in the
 --- turn that asked for it, and a new question first stops the one still streaming.
+---
+--- The thread's text (headings, answers, sources, footers) comes from |ragls.chat_text|; this module draws it.
 
 local config = require("ragls.config")
 local rpc = require("ragls.rpc")
 local answer_text = require("ragls.answer_text")
+local chat_text = require("ragls.chat_text")
 local jump = require("ragls.jump")
 local ui = require("ragls.ui")
 local longest_fitting = require("ragls.text").longest_fitting
@@ -43,10 +46,6 @@ M.BUF_NAME = "ragls://chat"
 ---@type ragls.ChatThread
 M.thread = { turns = {}, line_turn = {}, line_source = {}, heading_line = {} }
 
-local function split_lines(text)
-  return vim.split(text, "\r?\n")
-end
-
 --- Is `bufnr` (0: current) the chat buffer?
 ---@param bufnr? integer
 ---@return boolean
@@ -67,71 +66,6 @@ function M.history()
     end
   end
   return out
-end
-
---- Lines of the whole thread, and the maps from line to turn / source.
----@return string[] lines
----@return table<integer, integer> line_turn
----@return table<integer, table> line_source
----@return table<integer, integer> heading_line
-function M.render_lines()
-  local lines, line_turn, line_source, heading_line = {}, {}, {}, {}
-  if #M.thread.turns == 0 then
-    local hint = { "# ragls chat", "", "_Ask a question: press <CR> here, or :RagAsk {question}._" }
-    if #M.past > 0 then
-      table.insert(hint, ("_:RagChat list continues one of your %d earlier chats._"):format(#M.past))
-    end
-    return hint, {}, {}, {}
-  end
-  for i, turn in ipairs(M.thread.turns) do
-    if i > 1 then
-      table.insert(lines, "")
-    end
-    table.insert(lines, "## " .. turn.question)
-    heading_line[i] = #lines
-    local r = turn.result
-    local searched = answer_text.searched_line(turn.question, r) -- "" when searched as asked
-    if searched ~= "" then
-      table.insert(lines, searched)
-    end
-    table.insert(lines, "")
-    if r then
-      vim.list_extend(lines, ui.error_lines(r, "`r` on this turn asks it again"))
-    end
-    local body = r and answer_text.answer_body(r) or vim.trim(turn.text)
-    if body == "" and turn.status == "streaming" then
-      body = "_…_"
-    end
-    for _, l in ipairs(body ~= "" and split_lines(body) or {}) do
-      table.insert(lines, l)
-      line_turn[#lines] = i
-    end
-    local gap = body ~= "" and { "" } or {} -- (a turn stopped or failed before any text: no second blank line)
-    if turn.status == "cancelled" then
-      vim.list_extend(lines, vim.list_extend(gap, { "_(stopped)_" }))
-    elseif turn.status == "error" then
-      vim.list_extend(lines, vim.list_extend(gap, { "**Error:** " .. (turn.error or "request failed"),
-        "_`r` asks it again_" }))
-    end
-    if r and r.sources and #r.sources > 0 then
-      -- the cited sources, then those the answer was written from but does not cite (as the :RagAsk float)
-      local cited, uncited = answer_text.cited_sources(r)
-      for _, group in ipairs({ { ui.sources_heading(r), cited }, { answer_text.UNCITED_HEADING, uncited } }) do
-        if #group[2] > 0 then
-          vim.list_extend(lines, { "", group[1] })
-        end
-        for _, entry in ipairs(ui.source_entries(r, group[2])) do
-          table.insert(lines, entry.text)
-          line_source[#lines] = entry.source
-          line_turn[#lines] = i
-        end
-      end
-    end
-    if r then
-      vim.list_extend(lines, { "", ui.footer(r) })
-    end
-  end
-  return lines, line_turn, line_source, heading_line
 end
 
 --- The key hint that fits the chat window `win` (|M.keys_hint|): in its bottom border when it is a float with one,
@@ -164,7 +98,7 @@ function M.render(reveal)
   if not (t.buf and vim.api.nvim_buf_is_valid(t.buf)) then
     return
   end
-  local lines, line_turn, line_source, heading_line = M.render_lines()
+  local lines, line_turn, line_source, heading_line = chat_text.thread_lines(t.turns, #M.past)
   -- a source line wider than the narrowest window showing the chat wraps after a "/" of its path or at a space,
   -- never inside its location (answer_text.wrap_source_line; again when a window's width changes: M.open)
   local width
