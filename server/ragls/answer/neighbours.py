@@ -286,7 +286,7 @@ def explains(unit: Unit, nxt: Unit | None, text: str = "") -> bool:
     across a blank line alone only when it tells what to do about what `unit` says and refers back in its first
     words (`_REMEDY` and `_REFERS_BACK`: "... It won't be possible to bind these keys." / "In order to disable
     this, execute the following command in your shell ..." and its `stty -ixon`; "You can also set this option
-    with the `NOX_DEFAULT_VENV_BACKEND` environment variable."; bench/history/session-65.md).
+    with the `NOX_DEFAULT_VENV_BACKEND` environment variable."; bench/history/session-65.md, "Key misses classified").
     Never a list item or table row, a `unit` carrying a block, or a pair longer than EXTRACTIVE_MAX_SENTENCE_CHARS
     or FOCUS_SENTENCE_LINES lines, those hidden lines aside (the citation of a passage covers its first lines
     only)."""
@@ -320,8 +320,8 @@ def shows_how(unit: Unit, nxt: Unit | None, query: set[str] | frozenset[str]) ->
     "With a few small additions to your noxfile, you can support running using only a generalized Python runner
     ..." / "You need to have the following comment in your noxfile:" / `# /// script`. The paragraph says what
     can be done, its last sentence announces how, and the block is the how; quoted alone, the first sentence leaves
-    out the line the user needs (bench/history/session-65.md). Never a list item, a `unit` carrying a block, or
-    a pair longer than EXTRACTIVE_MAX_SENTENCE_CHARS."""
+    out the line the user needs (bench/history/session-65.md, "Key misses classified"). Never a list item, a
+    `unit` carrying a block, or a pair longer than EXTRACTIVE_MAX_SENTENCE_CHARS."""
     if nxt is None or unit.item or nxt.item or unit.attached or not unit.code_after or nxt.output \
             or nxt.attached != unit.code_after or not nxt.sentence.endswith(":") \
             or code_lines(nxt.attached) > LEAD_CODE_LINES \
