@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import re
 
-from ragls.answer.blocks import Block, code_body
+from ragls.answer.blocks import FENCE_OPEN, Block, code_body
+from ragls.answer.code_passages import CONFIG_LANGUAGES
 from ragls.answer.labels import CODE_SPAN
 
 
@@ -51,11 +52,23 @@ def is_output(sentence: str, block: Block) -> bool:
     run this code, you will see this output:", "This code will print the following:") and the block does not open
     with a prompt (a transcript's command is what to run). Such a block comes with its sentence but is not scored
     (`passages.Unit.scored_text`) nor offered as the code after a sentence (`neighbours.with_code_after`): a printout
-    repeats the question's words without saying how to get it."""
+    repeats the question's words without saying how to get it. Never a fenced block in a configuration language
+    (`code_passages.CONFIG_LANGUAGES`: ```` ```toml ````, YAML, INI), which is settings to write: "By default, mdBook
+    will include an icon ... that will print the book as a single page." over the `[output.html.print]` table
+    (`page-break = true`) reads as announcing output (bench/history/session-65.md, "Key misses classified")."""
     body = code_body(block)
-    if not body or _PROMPT.match(body[0]):
+    if not body or _PROMPT.match(body[0]) or _configuration(block):
         return False
     if all(_LOG_LINE.match(x) for x in body):
         return True
     words = CODE_SPAN.sub("", sentence)  # "implement both `Display` and `Summary`:" names code, says no output
     return bool(_OUTPUT_SAID.search(words) or (introduces(words) and _OUTPUT_LEAD.search(words)))
+
+
+def _configuration(block: Block) -> bool:
+    """Whether `block` is a fenced code block whose language (the info string's first word) is one of
+    `code_passages.CONFIG_LANGUAGES`."""
+    if not block.lines or not FENCE_OPEN.match(block.lines[0]):
+        return False
+    language = block.lines[0].strip().lstrip("`~").strip("{} ")
+    return (language.split() or [""])[0].lower() in CONFIG_LANGUAGES
