@@ -32,8 +32,8 @@ def test_index_keeps_its_model_when_the_default_becomes_reachable(folder, monkey
     def probe(name, timeout_s=3.0):
         raise AssertionError(f"probed the hub for {name}: the pinned index must not switch models")
 
-    monkeypatch.setattr(embed, "_hub_reachable", probe)  # the Embedder's probe
-    monkeypatch.setattr(model_source, "_hub_reachable", probe)  # expected_max_length's
+    monkeypatch.setattr(embed, "hub_reachable", probe)  # the Embedder's probe
+    monkeypatch.setattr(model_source, "hub_reachable", probe)  # expected_max_length's
     ws = RagWorkspace([folder])
     assert ws.embedder.pinned_model == OFFLINE_MODEL_NAME
     assert any("ragls rebuild" in n and OFFLINE_MODEL_NAME in n for n in ws.notices)

@@ -83,7 +83,7 @@ EnvName = Annotated[str | None, AfterValidator(env_var_name)]
 
 
 class WebSettings(_Section):
-    """Fetching URLs and crawling `…/**` sources of named RAGs (sources/web.py). Pages are capped at
+    """Fetching URLs and crawling `…/**` sources of named RAGs (sources/web.py, sources/crawl.py). Pages are capped at
     `sources.max_file_bytes`. `delay_s` is the pause between two requests to the same site (politeness; a
     robots.txt `Crawl-delay` that is longer wins)."""
 

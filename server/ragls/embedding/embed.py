@@ -29,11 +29,11 @@ from ragls.core.errors import RequestFailed
 from ragls.core.hashing import fingerprint, text_hash
 from ragls.core.lru import LRU
 from ragls.core.telemetry import traced
-from ragls.embedding.model_source import (  # these names are imported from here too (tests, bench, cross_encoder)
+from ragls.embedding.model_source import (  # these names are imported from here too (tests, bench)
     OFFLINE_MODEL_NAME,
-    _hub_reachable,
     declared_max_length,
     fastembed_quiet,
+    hub_reachable,
     offline_fallback_note,
     offline_model_dir,
 )
@@ -119,7 +119,7 @@ class Embedder:
             return model
         except Exception:  # noqa: BLE001, S110 - fastembed raises ValueError or OSError variants for "not cached"
             pass
-        if _hub_reachable(s.model):
+        if hub_reachable(s.model):
             self.on_status(f"downloading embedding model {s.model} (first run only)")
             try:
                 model = text_embedding(s.model, cache_dir=fe_cache, **common)

@@ -81,7 +81,7 @@ def expected_max_length(settings, pinned: str | None = None) -> int:
             folder = offline if pinned == OFFLINE_MODEL_NAME else _fastembed_cached_dir(pinned)
         if folder is None:
             folder = _fastembed_cached_dir(s.model)  # cached; else downloaded (a folder declaring no limit)...
-            if folder is None and s.offline_fallback and not _hub_reachable(s.model):
+            if folder is None and s.offline_fallback and not hub_reachable(s.model):
                 folder = offline  # ...or, with no hub to download from, the offline fallback
     declared = declared_max_length(folder)
     return s.max_length if declared is None else min(s.max_length, declared)
@@ -141,7 +141,7 @@ def offline_fallback_note(model: str, *, explicit: bool, files: Path) -> str:
             f"Model files: {files}")
 
 
-def _hub_reachable(name: str, timeout_s: float = 3.0) -> bool:
+def hub_reachable(name: str, timeout_s: float = 3.0) -> bool:
     """True when the model hub answers quickly; HF_HUB_OFFLINE=1 or RAGLS_OFFLINE=1 mean no. The hub is the one
     fastembed downloads from: `HF_ENDPOINT` when set (a mirror, as huggingface_hub reads it), else huggingface.co."""
     if os.environ.get("HF_HUB_OFFLINE") == "1" or os.environ.get("RAGLS_OFFLINE") == "1":

@@ -91,7 +91,8 @@ class LazyModel(ABC):
     def _from_cache_or_download(self, factory, name: str, fixes: str):
         """`factory(name, cache_dir=…, **kw)` from fastembed's local cache, else downloaded when the hub answers;
         sets `source`. Raises RequestFailed naming `fixes` (what the user can do) when neither works."""
-        from ragls.embedding.embed import _hub_reachable, cache_root
+        from ragls.embedding.model_source import hub_reachable
+        from ragls.index.paths import cache_root
 
         common = {"threads": self.threads, "providers": rerank_providers(self.provider)}
         fe_cache = str(cache_root() / "fastembed")
@@ -101,7 +102,7 @@ class LazyModel(ABC):
             return model
         except Exception as exc:  # noqa: BLE001 - fastembed raises ValueError or OSError variants for "not cached"
             log.debug("%s %s not in the local cache: %s", self.kind, name, exc)
-        if _hub_reachable(name):
+        if hub_reachable(name):
             log.info("downloading %s %s (first run only)", self.kind, name)
             try:
                 model = factory(name, cache_dir=fe_cache, **common)
