@@ -237,12 +237,12 @@ class RetrievalSettings(_Section):
     sentence_margin: float = Field(0.05, ge=0.0, le=1.0)
     # With sentence_weight on: a sentence counts only when it holds a question term that at most this share of the
     # head's sentences hold (retrieval/sentence_rank.py `rare_sentences`: a sentence naming only the product or the
-    # page's subject lifts nothing); 1 = every sentence counts, the default: at 0.3 it gained 2 file Hit@1 over 11
-    # held-out dev sets, and a paraphrase's answering sentence, holding none of the question's words, counts no more
-    # (bench/history/session-65.md "Ranking: a margin for the fused first").
+    # page's subject lifts nothing); 1 = every sentence counts, the default: at 0.3 it gained 2 file Hit@1 over the
+    # margin alone on 17 held-out dev sets, and a paraphrase's answering sentence, holding none of the question's
+    # words, counts no more (bench/history/session-65.md "Ranking: a margin for the fused first").
     sentence_rare_share: float = Field(1.0, ge=0.0, le=1.0)
     # With sentence_weight on: the sentences choose the first hit only, the others keep the fused order and scores
-    # (retrieval/sentence_rank.py; re-sorting the five moved the answer's later passages: Key -4 on 18 dev sets,
+    # (retrieval/sentence_rank.py; re-sorting the five moved the answer's later passages: Key -3 on 18 dev sets,
     # bench/history/session-65.md "Ranking: a margin for the fused first"); false = the first 5 re-sorted by their
     # raised scores (session 64's form).
     sentence_first_only: bool = True
