@@ -101,10 +101,12 @@ def lost_nothing(gap: str, markdown: bool) -> bool:
 
 
 def doc(text: str, path: str = "notes.txt", kind: str | None = None) -> Document:
+    """A Document of `text` as given, lone CRs too: text reaches the chunker with them as "\\n"
+    (`ir.normalize_line_ends`, in `load_text`), but the chunker's own line model (a line ends at "\\n", "\\r\\n" or
+    "\\r") is what these tests check."""
     d = load_text(path, text, folder="/ws")
-    if kind is not None:
-        d = Document(d.folder, d.path, d.text, d.content_hash, kind, d.size, d.mtime_ns)
-    return d
+    return Document(d.folder, d.path, text.removeprefix("\ufeff"), d.content_hash, kind or d.kind, d.size,
+                    d.mtime_ns)
 
 
 def fence_ranges(text: str) -> list[tuple[int, int]]:

@@ -106,6 +106,25 @@ async def test_lone_cr_line_ends_are_lines_and_the_hit_is_answered(client):
     assert answer["sources"][0]["path"] == "oldmac.md" and "marmot hibernation schedule" in answer["answer"]
 
 
+async def test_lone_cr_text_arrives_with_one_line_model(client):
+    """A lone CR arrives as "\\n" at the same offset (`ir.normalize_line_ends`): the chunk's text has the lines the
+    citation's range counts (before, the text held the CRs, which readers splitting at "\\n" read as one line, and
+    a terminal printing it overwrote each line with the next), and the range and the focus line are still the
+    file's own lines; the answer's text and an "Ask About Selection" quote with lone CRs hold none either."""
+    res = await request(client, "rag/query", {"query": "marmot hibernation schedule", "topK": 1})
+    chunk = res["chunks"][0]
+    assert chunk["text"] == ("# Old Mac notes\n\nLines end with a lone carriage return here.\nThe marmot hibernation "
+                             "schedule is written on this line.")
+    line = "The marmot hibernation schedule is written on this line."
+    assert chunk["source"]["range"] == {"start": {"line": 0, "character": 0}, "end": {"line": 3, "character": len(line)}}
+    assert chunk["focusRange"] == {"start": {"line": 3, "character": 0}, "end": {"line": 3, "character": len(line)}}
+    quote = "Where is this written?\n\nSelected text (oldmac.md:3-4):\n```\nLines end here.\rThe marmot line.\n```"
+    answer = await request(client, "rag/ask", {"question": quote})
+    assert "\r" not in answer["answer"] and "\r" not in answer.get("retrievalQuery", "")
+    assert answer["sources"][0]["path"] == "oldmac.md"
+    assert answer["sources"][0]["range"]["end"] == {"line": 3, "character": len(line)}
+
+
 async def test_latin1_file_is_decoded(client):
     res = await request(client, "rag/query", {"query": "crème brûlée recipe", "topK": 1})
     chunk = res["chunks"][0]

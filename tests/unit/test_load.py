@@ -45,7 +45,7 @@ def test_latin1_and_cp1252_fallback_keeps_lines(tmp_path):
     raw = "café\r\nnaïve – “quoted” €\rend\n".encode("cp1252") + b"\x81\x8d\x8f\x90\x9d\n"
     (tmp_path / "l.txt").write_bytes(raw)
     d = load_file(tmp_path, "l.txt", 1000)
-    assert d.text == "café\r\nnaïve – “quoted” €\rend\n\x81\x8d\x8f\x90\x9d\n"
+    assert d.text == "café\r\nnaïve – “quoted” €\nend\n\x81\x8d\x8f\x90\x9d\n"  # the lone CR read as a line end
     assert d.content_hash == hashlib.sha256(raw).hexdigest()
     chunks = chunk_document(d)
     (chunk,) = chunks
@@ -60,8 +60,37 @@ def test_decode_bytes_variants():
     assert decode_bytes(b"\x80") == "€"
     every = decode_bytes(bytes(range(256)))
     assert len(every) == 256
-    assert every.count("\n") == 1 and every.count("\r") == 1  # no byte turns into another line break
+    # no byte turns into another line break; the CR (followed by 0x0E) is a lone one: a "\n" at its offset
+    assert every.count("\n") == 2 and every.count("\r") == 0 and every[13] == "\n"
     assert "\x85" not in every and "\u2028" not in every
+    assert decode_bytes(bytes(range(256)), keep_lone_cr=True)[13] == "\r"
+
+
+@pytest.mark.parametrize("raw, text", [
+    (b"a\rb\r\nc\rd\r", "a\nb\r\nc\nd\n"),  # a lone CR -> "\n", a CRLF kept
+    (b"\xe9\rx", "é\nx"),  # the code-page fallback too
+    ("a\rb".encode("utf-16"), "a\nb"),  # and UTF-16
+    (b"\r\r\n\r", "\n\r\n\n"),
+])
+def test_decode_bytes_reads_a_lone_cr_as_a_line_end(raw, text):
+    """One line model (`ir.normalize_line_ends`): the chunker, LineIndex and markdown-it count a lone CR as a line
+    end, the readers of chunk text split at "\\n"; the text is the same length, so offsets and lines stay."""
+    assert decode_bytes(raw) == text
+    assert len(decode_bytes(raw)) == len(decode_bytes(raw, keep_lone_cr=True))
+
+
+def test_text_given_as_a_string_and_a_users_question_read_a_lone_cr_as_a_line_end(tmp_path):
+    """Text that is no file's bytes (a page fetched with its charset, a command's output: `load_text`) and a user's
+    text (the question holding an editor's selection: `user_text`) arrive with the same line model as files."""
+    from ragls.workspace.rag_workspace import user_text
+
+    assert load_text("page.md", "\ufeff# A\rb\r\n").text == "# A\nb\r\n"
+    assert user_text("Why?\n```\nx = 1\ry = 2\n```", False) == "Why?\n```\nx = 1\ny = 2\n```"
+    assert user_text(["not text"], True) == ["not text"]
+    (tmp_path / "mac.md").write_bytes(b"# T\rone\rtwo\r")
+    d = load_file(tmp_path, "mac.md", 1000)
+    assert d.text == "# T\none\ntwo\n" and d.content_hash == hashlib.sha256(b"# T\rone\rtwo\r").hexdigest()
+    assert [c.span.end_line for c in chunk_document(d)] == [2]
 
 
 def test_utf16_file_with_bom_is_text(tmp_path):

@@ -87,7 +87,7 @@ def decode(data: bytes) -> str:
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
-        text = decode_bytes(data)
+        text = decode_bytes(data, keep_lone_cr=True)
     return text.translate(_CONTROLS) if _HAS_CONTROL.search(text) else text
 
 

@@ -66,7 +66,9 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 
 #: Where a line ends for the parsers that read a chunk's text line by line: a LF, or a carriage return not followed by
 #: one (an old Mac file, a stray CR), as markdown-it and `sources.passage.split_lines` count lines; a CRLF line keeps
-#: its CR. `LINE_ENDS.split(text)` are the lines.
+#: its CR. `LINE_ENDS.split(text)` are the lines. Text now arrives with its lone CRs as LF (`ir.normalize_line_ends`),
+#: so this splits as "\n" does; the CR stays here for chunks an index stored before that (a file's chunks are read
+#: again only when its bytes change).
 LINE_ENDS = re.compile(r"\r(?!\n)|\n")
 
 

@@ -1,11 +1,13 @@
 """Intermediate representation: plain frozen dataclasses passed between the layers.
 
 Positions follow LSP: lines are 0-based, columns count UTF-16 code units, and a span's end is exclusive.
-A line ends only at "\\n", "\\r\\n" or "\\r".
+A line ends only at "\\n", "\\r\\n" or "\\r"; text reaches ragls with its lone CRs already turned into "\\n"
+(`normalize_line_ends`), so readers that split at "\\n" count the same lines.
 """
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_right
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -19,6 +21,20 @@ MAX_TOP_K = 200
 # it; a longer text is refused with InvalidParams (-32602) naming the limit, as search APIs refuse an over-long
 # query (Algolia: 512 characters) rather than cut it without saying so.
 MAX_QUERY_CHARS = 16_000
+
+# A carriage return not followed by a line feed: the line end of an old Mac file, or a stray CR in an edited one.
+LONE_CR = re.compile(r"\r(?!\n)")
+
+
+def normalize_line_ends(text: str) -> str:
+    """`text` with every lone CR (`LONE_CR`) replaced by "\\n": the one line model of text in ragls, where a line
+    ends at "\\n" and a CRLF line keeps its CR before it. Same length, so character offsets, spans and the line
+    numbers counted at "\\n", "\\r\\n" or "\\r" (`index.lines.LineIndex`, the chunker, markdown-it) stay those of
+    the file on disk, and every reader that splits at "\\n" (neighbours, answer blocks, includes) counts the same
+    lines. Applied where text enters: decoded file bytes (`sources.load.decode_bytes`), text given as a string
+    (`sources.load.load_text`, converted documents) and a user's question or history (`workspace.rag_workspace.
+    user_text`, which holds an editor's selected text)."""
+    return LONE_CR.sub("\n", text) if "\r" in text else text
 
 
 @dataclass(frozen=True)

@@ -27,7 +27,7 @@ from pathlib import Path, PurePosixPath
 
 from ragls.core.errors import Skipped
 from ragls.core.hashing import content_hash
-from ragls.core.ir import Document
+from ragls.core.ir import Document, normalize_line_ends
 from ragls.core.uris import key_path
 from ragls.sources.load import decode_bytes, is_binary, load_file, read_bytes
 
@@ -267,6 +267,7 @@ def convert_bytes(label: str, data: bytes, ext: str, *, content_type: str = "",
         kind = "markdown"
     else:
         raise ValueError(f"no converter for .{ext}")
+    text = normalize_line_ends(text)  # a lone CR in a PDF's or a paragraph's text: same length, so `marks` hold
     return Document(folder="", path=label, text=text, content_hash=content_hash(data), kind=kind,
                     size=len(data), mtime_ns=0, marks=marks)
 

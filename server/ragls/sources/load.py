@@ -3,7 +3,8 @@
 Text is decoded as UTF-8 (a BOM is stripped). A UTF-8 file with a stray invalid byte is decoded line by line (the
 byte becomes U+FFFD, the rest of the file stays UTF-8); a file with no UTF-8 at all falls back to a single-byte
 decoding that never fails (cp1252, with latin-1 for the five bytes cp1252 leaves undefined). Line breaks stay where
-they were, so line numbers always match the file on disk.
+they were, so line numbers always match the file on disk; a lone CR (an old Mac line end) arrives as "\\n" at the same
+offset (`core.ir.normalize_line_ends`: the one line model every reader of the text shares).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from pathlib import Path, PurePosixPath
 
 from ragls.core.errors import Skipped
 from ragls.core.hashing import content_hash
-from ragls.core.ir import Document
+from ragls.core.ir import Document, normalize_line_ends
 from ragls.core.uris import key_path
 
 BINARY_PROBE_BYTES = 8192
@@ -74,12 +75,19 @@ def kind_for(path: str) -> str:
     return "text"
 
 
-def decode_bytes(data: bytes) -> str:
+def decode_bytes(data: bytes, keep_lone_cr: bool = False) -> str:
     """Decode file bytes: UTF-8 (BOM stripped), UTF-16 when it starts with a UTF-16 BOM. Bytes that are not valid
     UTF-8 are decoded line by line when the file holds UTF-8 elsewhere: a line with UTF-8 sequences keeps them and
     gets U+FFFD for its stray bytes, a line without any is read as cp1252/latin-1; a file without any UTF-8
     sequence is read wholly as cp1252/latin-1 (a legacy code page). Never raises; the result has the same line
-    breaks as the bytes."""
+    breaks as the bytes, a lone CR as "\\n" (`normalize_line_ends`: same length, same lines) unless
+    `keep_lone_cr` (git's diff text and file names, where a CR is a character of the line or name)."""
+    text = _decode(data)
+    return text if keep_lone_cr else normalize_line_ends(text)
+
+
+def _decode(data: bytes) -> str:
+    """`decode_bytes` without the line model: the characters the bytes hold."""
     if data.startswith(codecs.BOM_UTF8):
         data = data[len(codecs.BOM_UTF8):]
     elif data.startswith(_BOMS_UTF16):
@@ -303,8 +311,8 @@ def load_text(path_label: str, text: str, folder: str = "", kind: str | None = N
     """A `Document` for text that is not a workspace file (ephemeral `rag/ask` documents: URLs, command output).
     `path_label` names it in sources and picks the kind by extension unless `kind` is given (a URL served as
     `text/markdown`); a leading BOM character is dropped; `content_hash` is over the UTF-8 encoding; `mtime_ns`
-    is 0."""
-    text = text.removeprefix("\ufeff")
+    is 0; a lone CR becomes "\\n" (`normalize_line_ends`), as in a file's text."""
+    text = normalize_line_ends(text.removeprefix("\ufeff"))
     data = text.encode("utf-8", "surrogatepass")
     return Document(folder=folder, path=path_label, text=text, content_hash=content_hash(data),
                     kind=kind or kind_for(path_label), size=len(data), mtime_ns=0)

@@ -23,7 +23,7 @@ from ragls.config.settings import Settings
 from ragls.config.trust_filter import load_folder_settings
 from ragls.core.analysis import well_formed
 from ragls.core.errors import InvalidParams, RaglsError
-from ragls.core.ir import MAX_QUERY_CHARS, MAX_TOP_K, Answer, Chunk, Hit
+from ragls.core.ir import MAX_QUERY_CHARS, MAX_TOP_K, Answer, Chunk, Hit, normalize_line_ends
 from ragls.core.telemetry import traced
 from ragls.core.uris import folder_uri_path, uri_to_path
 from ragls.embedding.embed import Embedder, pinned_model_note
@@ -575,11 +575,16 @@ def check_top_k(top_k: Any) -> int | None:
 
 def user_text(text: Any, mask: bool) -> Any:
     """`text` from a user (a question, a query, a history message) with lone surrogates replaced
-    (`analysis.well_formed`) and, with `mask` (`sources.exclude_secrets`), its secret values masked as the index
-    masks documents' (`redact.mask_secrets`: same length): a key pasted into a question reaches no LLM prompt,
-    retrieval LLM step or answer text. A non-string is returned as it is."""
+    (`analysis.well_formed`), a lone CR read as a line end (`ir.normalize_line_ends`: the one place where an editor
+    buffer's text, the quote of "Ask About Selection", is brought to the index's line model) and, with `mask`
+    (`sources.exclude_secrets`), its secret values masked as the index masks documents' (`redact.mask_secrets`:
+    same length): a key pasted into a question reaches no LLM prompt, retrieval LLM step or answer text. A
+    non-string is returned as it is."""
     text = well_formed(text)
-    if mask and isinstance(text, str):
+    if not isinstance(text, str):
+        return text
+    text = normalize_line_ends(text)
+    if mask:
         from ragls.sources.redact import mask_secrets
 
         text = mask_secrets(text)[0]
