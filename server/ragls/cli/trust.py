@@ -10,7 +10,6 @@ import sys
 from collections.abc import Sequence
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
 
 from ragls.cli.folder import require_folder
 from ragls.core.errors import ConfigError
@@ -59,24 +58,19 @@ def cmd_trust(args) -> int:
 
 def ignored_values(layer) -> list[str]:
     """One line per setting an untrusted folder's ragls.toml (`layer`, `_untrusted_layer`) asks for beyond
-    retrieval tuning, with the value the file gives it: `generation.base_url = "http://..."`, `document_loaders.md
-    = "sh -c ..."`, `rags.loot.sources = ["/home/..."]` — what trusting lets the file do, not only its names. Values
-    are JSON (control and non-ASCII characters escaped: a hostile file cannot drive the terminal) with secret values
-    masked (`redact.mask_secrets`); a name whose value cannot be found is listed alone."""
-    from ragls.config.settings import normalize, parse_toml
+    retrieval tuning, with the value the file gives it (`FolderLayer.ignored`): `generation.base_url =
+    "http://..."`, `document_loaders.md = "sh -c ..."`, `rags.loot.sources = ["/home/..."]` (a table's entries one
+    by one) — what trusting lets the file do, not only its names. Values are JSON (control and non-ASCII characters
+    escaped: a hostile file cannot drive the terminal) with secret values masked (`redact.mask_secrets`)."""
     from ragls.sources.redact import mask_secrets
 
-    nested = normalize(parse_toml(layer.path, layer.raw))[0] if layer.raw is not None else {}
     lines = []
-    for name in layer.ignored:
-        key = name.split(" (", 1)[0]  # "rags.loot (a source outside the folder)"
-        value: Any = nested
-        for part in key.split("."):
-            value = value.get(part) if isinstance(value, dict) else None
-        items = value.items() if isinstance(value, dict) else [(None, value)]
+    for setting in layer.ignored:
+        value = setting.value
+        items = value.items() if isinstance(value, dict) and value else [(None, value)]
         for sub, v in items:
-            shown = key if sub is None else f"{key}.{sub}"
-            lines.append(shown if v is None else f"{shown} = {mask_secrets(json.dumps(v, default=str))[0]}")
+            shown = setting.name if sub is None else f"{setting.name}.{sub}"
+            lines.append(f"{shown} = {mask_secrets(json.dumps(v, default=str))[0]}")
     return lines
 
 

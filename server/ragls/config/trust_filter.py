@@ -166,14 +166,31 @@ def bounded(section: str, name: str, value: Any) -> tuple[Any, str | None]:
     return value, None
 
 
+@dataclass(frozen=True)
+class IgnoredSetting:
+    """A setting of an untrusted folder's ragls.toml that trusting the folder would add: its dotted `name`
+    ("document_loaders", "generation.base_url", "rags.loot"), the `value` the file gives it (`normalize`'s shape; a
+    table is a dict) and, when the name alone does not say why it is left out, `why` ("a source outside the
+    folder")."""
+
+    name: str
+    value: Any
+    why: str | None = None
+
+    @property
+    def label(self) -> str:
+        """The name as the untrusted-file notice lists it: "rags.loot (a source outside the folder)"."""
+        return f"{self.name} ({self.why})" if self.why else self.name
+
+
 def restrict(nested: dict[str, Any], folder: Path | None,
-             notes: list[str] | None = None) -> tuple[dict[str, Any], list[str]]:
+             notes: list[str] | None = None) -> tuple[dict[str, Any], list[IgnoredSetting]]:
     """The part of a normalized settings layer (`config.normalize`'s nested shape) an untrusted folder may set,
-    numbers within bounds (`bounded`: a warning for each one changed is added to `notes`), and the dotted names of
-    what was left out ("document_loaders", "generation.base_url", "rags.loot"), in order. `folder`: the folder the
-    layer comes from (paths must stay inside it)."""
+    numbers within bounds (`bounded`: a warning for each one changed is added to `notes`), and what was left out
+    with the values the layer gives it (`IgnoredSetting`: "document_loaders", "generation.base_url", "rags.loot"),
+    in order. `folder`: the folder the layer comes from (paths must stay inside it)."""
     kept: dict[str, Any] = {}
-    ignored: list[str] = []
+    ignored: list[IgnoredSetting] = []
     for key, value in nested.items():
         if key == "rags" and isinstance(value, dict):
             rags, dropped = _restrict_rags(value, folder, notes)
@@ -191,18 +208,18 @@ def restrict(nested: dict[str, Any], folder: Path | None,
                     if v is not None:
                         section[name] = v
                 else:
-                    ignored.append(f"{key}.{name}")
+                    ignored.append(IgnoredSetting(f"{key}.{name}", v))
             if section:
                 kept[key] = section
         elif key in SAFE_TOP_LEVEL:
             kept[key] = value
         else:
-            ignored.append(key)
+            ignored.append(IgnoredSetting(key, value))
     return kept, ignored
 
 
 def _restrict_rags(rags: dict[str, Any], folder: Path | None,
-                   notes: list[str] | None = None) -> tuple[dict[str, Any], list[str]]:
+                   notes: list[str] | None = None) -> tuple[dict[str, Any], list[IgnoredSetting]]:
     """[rags.NAME] tables of an untrusted folder: kept when every source is a path inside the folder and nothing
     but sources, a description and allowed settings is set (a backend table such as `qdrant = {...}` reaches a
     server); their settings go through the same allow-list (with no `index.path`: a RAG's index lives in the
@@ -211,24 +228,24 @@ def _restrict_rags(rags: dict[str, Any], folder: Path | None,
     kept, ignored = {}, []
     for name, table in rags.items():
         if not isinstance(table, dict):
-            ignored.append(f"rags.{name}")
+            ignored.append(IgnoredSetting(f"rags.{name}", table))
             continue
         sources = table.get("sources", [])
         sources = [sources] if isinstance(sources, str) else sources
         if not isinstance(sources, list):
-            ignored.append(f"rags.{name}")
+            ignored.append(IgnoredSetting(f"rags.{name}", table))
             continue
         problem = next((p for p in map(_source_problem, map(str, sources), [folder] * len(sources)) if p), None)
         if problem:
-            ignored.append(f"rags.{name} ({problem})")
+            ignored.append(IgnoredSetting(f"rags.{name}", table, problem))
             continue
         own, warnings = normalize({k: v for k, v in table.items() if k not in RAG_KEYS})
         if warnings:  # an unknown key may be a backend table (qdrant = {...}): the whole RAG is left out
-            ignored.append(f"rags.{name} (not only sources and settings)")
+            ignored.append(IgnoredSetting(f"rags.{name}", table, "not only sources and settings"))
             continue
         settings, dropped = restrict(own, None, notes)
         kept[name] = {**{k: table[k] for k in RAG_KEYS if k in table}, **settings}
-        ignored += [f"rags.{name}.{d}" for d in dropped]
+        ignored += [IgnoredSetting(f"rags.{name}.{d.name}", d.value, d.why) for d in dropped]
     return kept, ignored
 
 
@@ -263,13 +280,14 @@ def _source_problem(source: str, folder: Path | None) -> str | None:
 @dataclass
 class FolderLayer:
     """A folder's ragls.toml as a settings layer (`normalize`'s nested shape). `trusted`: all of it applies; else
-    `data` holds only what `trust_filter.SAFE` allows and `ignored` names the rest, `notice` being the one line
-    that says so and how to trust. `warnings`: unknown keys. `path`: the ragls.toml."""
+    `data` holds only what `trust_filter.SAFE` allows and `ignored` the rest, with the file's values (what `ragls
+    trust` shows), `notice` being the one line that says so and how to trust. `warnings`: unknown keys. `path`: the
+    ragls.toml."""
 
     data: dict[str, Any]
     trusted: bool
     path: Path | None = None
-    ignored: list[str] = field(default_factory=list)
+    ignored: list[IgnoredSetting] = field(default_factory=list)
     notice: str | None = None
     warnings: list[str] = field(default_factory=list)
     raw: bytes | None = None  # the file's bytes this answer is about (what `ragls trust` records the hash of)
@@ -279,7 +297,7 @@ class FolderLayer:
         """One sentence for an answer given without an LLM when this untrusted file named one (`LLM_SETTINGS`):
         "<path>'s LLM settings (generation.backend, generation.base_url) are ignored until the folder is trusted:
         read the file, then run `ragls trust DIR` to use them" (the wording of `untrusted_notice`); else None."""
-        names = [name for name in self.ignored if name in LLM_SETTINGS]
+        names = [i.name for i in self.ignored if i.name in LLM_SETTINGS]
         if self.trusted or not names or self.how is None:
             return None
         return (f"{self.path}'s LLM settings ({', '.join(names)}) are ignored until the folder is trusted: "
@@ -334,10 +352,11 @@ def folder_layer(folder: str | os.PathLike | None, overrides: Sequence[dict[str,
     return FolderLayer(kept, False, path, ignored, notice, warnings, raw, how_to_trust(path, state))
 
 
-def untrusted_notice(path: Path, ignored: list[str], state: str) -> str:
-    """The one line saying which settings of an untrusted ragls.toml were ignored and how to trust it. `state`:
-    trust.state's "untrusted" / "changed", or "restricted" (the editor's restricted mode)."""
-    what = ", ".join(ignored)
+def untrusted_notice(path: Path, ignored: list[IgnoredSetting], state: str) -> str:
+    """The one line saying which settings of an untrusted ragls.toml were ignored (their labels, never values) and
+    how to trust it. `state`: trust.state's "untrusted" / "changed", or "restricted" (the editor's restricted
+    mode)."""
+    what = ", ".join(i.label for i in ignored)
     if state == "restricted":
         return (f"{path}: the editor has not trusted this workspace (restricted mode), so these settings were "
                 f"ignored: {what}; {how_to_trust(path, state)}")
