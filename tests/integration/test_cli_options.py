@@ -250,3 +250,16 @@ def test_a_glob_left_out_is_said_once(folder, capsys, caplog):
         out = capsys.readouterr()
         assert (out.out + out.err).count("expands to more than 1024 patterns") == 1, out
     assert not [r for r in caplog.records if r.levelname == "WARNING" and r.name == "ragls.sources.walk"]
+
+
+def test_status_says_each_settings_warning_once(folder, capsys):
+    """`ragls status` prints the workspace's warnings no rag/status error entry says (an unknown key) as warnings,
+    and those it does (an untrusted ragls.toml's notice) once, as its error lines (`RagWorkspace.log_only_warnings`,
+    where it stripped "<folder>: " from each warning to find its error entry)."""
+    (folder / "ragls.toml").write_text('[generation]\nbase_url = "http://127.0.0.1:9/v1"\n[retrieval]\ntop_kk = 3\n')
+    assert cli.main(["index", str(folder)]) == 0
+    capsys.readouterr()
+    assert cli.main(["status", str(folder)]) == 0
+    out = capsys.readouterr()
+    assert (out.out + out.err).count("so these settings were ignored: generation.base_url") == 1, out
+    assert (out.out + out.err).count("top_kk") == 1, out

@@ -62,12 +62,8 @@ def cmd_status(args) -> int:
             wire = to_wire_status(ws.status())
         finally:
             ws.close()
-        shown = {e["message"] for e in wire["errors"]}  # printed below as "error:" lines: not twice
-        prefixes = tuple(f"{folder}: " for folder in ws.folders)  # a warning names its folder, its error entry not
-        for warning in ws.warnings:
-            bare = next((warning[len(p):] for p in prefixes if warning.startswith(p)), warning)
-            if warning not in shown and bare not in shown:
-                print(f"ragls: warning: {warning}", file=sys.stderr)
+        for warning in ws.log_only_warnings:  # the others are rag/status errors, printed below: not twice
+            print(f"ragls: warning: {warning}", file=sys.stderr)
     if args.all:  # rag/status lists the first SKIPPED_LISTED: every one, from each folder's manifest
         for f in wire["folders"]:
             f["skipped"] = all_skipped(Path(f["indexPath"]))

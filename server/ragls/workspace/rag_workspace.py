@@ -92,6 +92,9 @@ class RagWorkspace:
         self.folders = [Path(f).resolve() for f in folders]
         self.overrides = list(overrides)
         self.warnings: list[str] = []
+        # The warnings that no rag/status error entry says (an unknown key, a named RAG's problem), which `ragls
+        # status` prints apart from its error lines; the others (an untrusted file's notice, a glob left out) are.
+        self.log_only_warnings: list[str] = []
         self.folder_settings: list[Settings] = []
         # One line per untrusted folder whose ragls.toml asked for more than retrieval tuning (config/trust_filter.py):
         # in `warnings` for the logs and stderr, and in rag/status errors (with the file as `path` and severity
@@ -108,6 +111,7 @@ class RagWorkspace:
             s, warns, layer = load_folder_settings(folder, *self.overrides)
             self.folder_settings.append(s)
             self.warnings += [w for w in warns if not isinstance(w, OldName)]
+            self.log_only_warnings += [w for w in warns if not isinstance(w, OldName) and w != layer.notice]
             old_names += [w for w in warns if isinstance(w, OldName) and w not in old_names]
             if layer.notice:
                 self.trust_errors.append({"path": str(layer.path), "message": layer.notice, "severity": "warning"})
@@ -169,6 +173,7 @@ class RagWorkspace:
         # Named RAGs ([rags.*] of the user config and the first folder's ragls.toml), opened on first use.
         self.rags = RagRegistry(self.folders[0], self.overrides, self.embedder, read_only=read_only)
         self.warnings += [e["message"] for e in self.rags.errors]
+        self.log_only_warnings += [e["message"] for e in self.rags.errors]
 
     def files_queued(self) -> dict[int, int]:
         """Folder index -> files still to index: those waiting for the indexer, plus the sync in progress's — the
