@@ -1,9 +1,11 @@
 """The watcher on a real index (IndexWorker + FileWatcher with watchfiles, tantivy, SQLite; BM25 signal):
 symlinked files keep one copy under the real name and follow their target's edits; `.git/info/exclude` changes
-apply without a restart."""
+apply without a restart; only the directories the walk enters are watched (inotify watches counted in /proc), new and
+renamed ones too."""
 
 from __future__ import annotations
 
+import glob
 import subprocess
 import threading
 import time
@@ -114,6 +116,52 @@ def test_git_info_exclude_changes_apply_without_restart(live):
     exclude.write_text(exclude.read_text() + "\ndrafts.md\n" if exclude.exists() else "drafts.md\n")
     eventually(lambda: bm25(ws, "pancake recipe") == [], "drafts.md excluded by .git/info/exclude")
     assert bm25(ws, "lighthouse dawn") == ["public.md"]
+
+
+def inotify_watches() -> int:
+    """The inotify watches this process holds (Linux: one "inotify wd:" line per watch in /proc/self/fdinfo)."""
+    count = 0
+    for info in glob.glob("/proc/self/fdinfo/*"):
+        try:
+            with open(info) as lines:
+                count += sum(line.startswith("inotify wd:") for line in lines)
+        except OSError:
+            pass  # an fd closed meanwhile
+    return count
+
+
+@pytest.mark.skipif(not glob.glob("/proc/self/fdinfo/*"), reason="needs Linux's /proc")
+def test_only_the_directories_it_indexes_are_watched_new_and_renamed_ones_too(live):
+    """A recursive watch of the folder put one inotify watch on each of node_modules' and a .gitignore'd build
+    tree's 360 directories (a user's limit is often 8,192, shared with every tool); now only the folder and docs/
+    are watched, and a directory made or renamed later is watched too: an edit of a file in it is indexed."""
+    folder, start = live
+    for i in range(120):
+        (folder / "node_modules" / f"pkg{i}" / "lib").mkdir(parents=True)
+    for i in range(120):
+        (folder / "build" / f"out{i}").mkdir(parents=True)
+    (folder / ".gitignore").write_text("build/\n")
+    (folder / "docs").mkdir()
+    (folder / "docs" / "guide.md").write_text("# Guide\n\nThe ferry timetable lists the puffin crossing.\n")
+    before = inotify_watches()
+    ws = start()
+    assert bm25(ws, "puffin crossing") == ["docs/guide.md"]
+    assert inotify_watches() - before == 2  # the folder and docs/
+
+    deeper = folder / "docs" / "new" / "deeper"
+    deeper.mkdir(parents=True)
+    (deeper / "notes.md").write_text("# Notes\n\nThe harbour master keeps the tide tables.\n")
+    eventually(lambda: bm25(ws, "harbour master tide") == ["docs/new/deeper/notes.md"], "a file in a new directory")
+    eventually(lambda: inotify_watches() - before == 4, "the new directories watched")
+    (deeper / "notes.md").write_text("# Notes\n\nThe harbour master keeps the gannet colony.\n")  # its own watch
+    eventually(lambda: bm25(ws, "gannet colony") == ["docs/new/deeper/notes.md"], "the edit in the new directory")
+
+    (folder / "docs" / "new").rename(folder / "docs" / "moved")
+    eventually(lambda: bm25(ws, "gannet colony") == ["docs/moved/deeper/notes.md"], "the renamed directory")
+    (folder / "docs" / "moved" / "deeper" / "notes.md").write_text("# Notes\n\nThe walrus parser.\n")
+    eventually(lambda: bm25(ws, "walrus parser") == ["docs/moved/deeper/notes.md"], "the edit after the rename")
+    eventually(lambda: inotify_watches() - before == 4, "the renamed directories watched, the old ones not")
+    assert bm25(ws, "gannet colony") == []
 
 
 def test_a_link_out_of_the_folder_is_skipped_and_never_served(live, tmp_path):

@@ -491,6 +491,33 @@ def walk_with(file_filter: FileFilter) -> list[str]:
     return found
 
 
+def walked_dirs(file_filter: FileFilter) -> list[str]:
+    """Absolute paths of the directories `walk_with(file_filter)` descends into: the folder itself and every
+    directory below it that is neither excluded (`FileFilter.dir_reason`: junk directories such as node_modules,
+    .gitignore'd ones, `sources.exclude`) nor a symlink (never followed) nor unlistable. What the file watcher
+    watches: a file of any other directory is never indexed. Empty when the folder cannot be listed."""
+    root = file_filter.folder
+    found: list[str] = []
+    stack = [""]
+    while stack:
+        rel_dir = stack.pop()
+        directory = os.path.join(root, rel_dir) if rel_dir else str(root)
+        try:
+            with os.scandir(directory) as it:
+                entries = list(it)
+        except OSError:
+            continue
+        found.append(directory)
+        for entry in entries:
+            rel = f"{rel_dir}/{entry.name}" if rel_dir else entry.name
+            try:
+                if entry.is_dir(follow_symlinks=False) and file_filter.dir_reason(rel) is None:
+                    stack.append(rel)
+            except OSError as exc:
+                log.debug("cannot stat %s: %s", entry.path, exc)
+    return found
+
+
 def _reach(path: str) -> None:
     """Raise the OSError of reaching `path`, a name in a folder the walk listed, unless it merely does not exist:
     EACCES for a folder without search permission, ENAMETOOLONG for one so deep that the names in it exceed the

@@ -1,5 +1,12 @@
-"""The file watcher: watchfiles on every workspace folder, feeding `IndexWorker.notify` (watch.py) with the paths
-that changed, symlinks not followed. A failing watch (watchfiles drops a batch holding a path that is not UTF-8)
+"""The file watcher: watchfiles on the directories of every workspace folder that the walk enters, feeding
+`IndexWorker.notify` (watch.py) with the paths that changed, symlinks not followed.
+
+Each directory is watched on its own (one inotify watch), never an excluded one: a recursive watch of the folder put
+one on every directory below it, node_modules and .gitignore'd build trees too (a folder of one README beside 3,000
+`node_modules/*/lib` directories took 6,504 watches, where a user's limit `fs.inotify.max_user_watches` is often
+8,192, shared with every other tool). A new directory, a renamed one, or an edited ignore file changes the set:
+the watch is set up again and the folder rescanned (what happened between the two watches is found by the scan).
+A failing watch (watchfiles drops a batch holding a path that is not UTF-8)
 rescans the folders and watches on, until it fails more than `MAX_WATCH_RESTARTS` times within
 `WATCH_RESTART_WINDOW_S`: then it stops and says so in `workspace.errors` (LSP didSave still updates the index).
 """
@@ -14,12 +21,15 @@ from collections import deque
 from collections.abc import Callable
 from pathlib import Path
 
+from ragls.sources.walk import FileFilter, walked_dirs
 from ragls.workspace.watch import IndexWorker
 
 log = logging.getLogger(__name__)
 
 MAX_WATCH_RESTARTS = 30  # watcher failures within WATCH_RESTART_WINDOW_S before it gives up (and says so)
 WATCH_RESTART_WINDOW_S = 60.0
+WATCH_CHECK_MS = 1000  # how often the watch looks for new symlink targets (a full scan finds them): cheap set tests
+IGNORE_FILES = (".gitignore", "ragls.toml", os.path.join(".git", "info", "exclude"))  # edits change the set
 
 
 class FileWatcher:
@@ -40,15 +50,67 @@ class FileWatcher:
 
     def _watch_filter(self, default) -> Callable[[object, str], bool]:
         """watchfiles' default filter (no events from .git, node_modules, __pycache__, .venv …), letting through
-        the two kinds ragls needs from there: `.git/info/exclude`, and the targets of indexed symlinks."""
-        exclude = os.sep + os.path.join(".git", "info", "exclude")
+        the kinds ragls needs from there: `.git/info/exclude` (and `.git`, `.git/info` made, to watch it), and the
+        targets of indexed symlinks."""
+        git = (os.sep + ".git", os.sep + os.path.join(".git", "info"), os.sep + os.path.join(".git", "info", "exclude"))
 
         def keep(change, path: str) -> bool:
-            if default(change, path) or path.endswith(exclude):
+            if default(change, path) or path.endswith(git):
                 return True
             targets = [idx.symlink_targets for idx in self.worker.ws.indexes if idx.symlink_targets]
             return bool(targets) and any(path in t or os.path.realpath(path) in t for t in targets)
         return keep
+
+    def watched_dirs(self) -> list[str]:
+        """The directories to watch, sorted: those the walk of each workspace folder enters (`walk.walked_dirs`,
+        with the folder's current ignore rules), its `.git/info` (the repository's own exclude file), and the
+        directories of indexed symlinks' targets inside it. A folder that does not exist (moved away) has none."""
+        found: set[str] = set()
+        for idx in self.worker.ws.indexes:
+            dirs = walked_dirs(FileFilter(idx.folder, idx.settings.sources, idx.index_dir))
+            if not dirs:
+                continue
+            found.update(dirs)
+            info = os.path.join(idx.folder, ".git", "info")
+            if os.path.isdir(info) and not os.path.islink(info):
+                found.add(info)
+            found.update(self._target_dirs(idx))
+        return sorted(found)
+
+    @staticmethod
+    def _target_dirs(idx) -> set[str]:
+        """The directories inside `idx.folder` of the targets of its indexed symlinks (`symlink_targets`)."""
+        root = os.path.realpath(idx.folder)
+        parents = {os.path.dirname(target) for target in (idx.symlink_targets or {})}
+        return {p for p in parents if p == root or p.startswith(root + os.sep)}
+
+    def _rewatch(self, changes: set, watched: set[str]) -> bool:
+        """Whether the set of watched directories must be set up again after `changes` ((Change, path) pairs):
+        a directory to watch appeared (created, renamed, moved in, or deleted and made again: its old watch is
+        gone), an ignore file changed and the set with it, or a symlink target lies in a directory not watched.
+        A directory nothing is indexed from (a .gitignore'd build/ made again by each build) changes nothing."""
+        from watchfiles import Change
+
+        for change, path in changes:
+            if change != Change.deleted and (change == Change.added or path not in watched) and self._entered(path):
+                return True
+        if any(path.endswith(os.sep + name) for _, path in changes for name in IGNORE_FILES):
+            return set(self.watched_dirs()) != watched
+        return any(not self._target_dirs(idx) <= watched for idx in self.worker.ws.indexes)
+
+    def _entered(self, path: str) -> bool:
+        """Whether `path` is a directory to watch: not a symlink, inside a workspace folder and entered by its walk
+        (`FileFilter.dir_included`), or the folder's `.git` or `.git/info` (made by `git init`)."""
+        if not os.path.isdir(path) or os.path.islink(path):
+            return False
+        for idx in self.worker.ws.indexes:
+            try:
+                rel = Path(path).relative_to(idx.folder).as_posix()
+            except ValueError:
+                continue
+            if rel in (".git", ".git/info") or (rel != "." and idx.filter.dir_included(rel)):
+                return True
+        return False
 
     def _run(self) -> None:
         import watchfiles
@@ -56,15 +118,27 @@ class FileWatcher:
         restarts: deque[float] = deque()
         while not self._stop.is_set():
             try:
-                for changes in watchfiles.watch(*self.folders, stop_event=self._stop, debounce=50, step=25,
+                dirs = self.watched_dirs()
+                if not dirs:  # every folder is gone (moved away, unmounted): look again later
+                    self._stop.wait(WATCH_CHECK_MS / 1000)
+                    continue
+                watched = set(dirs)
+                for changes in watchfiles.watch(*dirs, stop_event=self._stop, debounce=50, step=25,
                                                 watch_filter=self._watch_filter(watchfiles.DefaultFilter()),
-                                                recursive=True, raise_interrupt=False, yield_on_timeout=False,
-                                                ignore_permission_denied=True):
-                    self.worker.notify(path for _, path in changes)
-                return  # stopped
+                                                recursive=False, raise_interrupt=False, yield_on_timeout=True,
+                                                rust_timeout=WATCH_CHECK_MS, ignore_permission_denied=True):
+                    if changes:
+                        self.worker.notify(path for _, path in changes)
+                    if self._rewatch(changes, watched):
+                        break
+                else:
+                    return  # stopped
+                log.debug("file watcher: the watched directories changed; watching them again")
+                self.worker.request_sync()  # what changed while no watch was set
             except Exception as exc:  # noqa: BLE001 - watching is best effort; didSave still works
                 # watchfiles drops a whole batch of events when one path in it is not valid UTF-8 ("Unable to
-                # decode path ..."): scan the folders instead (it finds what the batch held) and watch on.
+                # decode path ..."), and fails on a directory deleted before its watch was set: scan the folders
+                # instead (it finds what the batch held) and watch on.
                 now = time.monotonic()
                 restarts.append(now)
                 while restarts and now - restarts[0] > WATCH_RESTART_WINDOW_S:
