@@ -352,3 +352,31 @@ def test_globs_that_could_take_minutes_per_file_are_ignored_with_a_warning(tmp_p
         assert any("expands to more than 1024 patterns; it is ignored" in m for m in messages), messages
     finally:
         w.close()
+
+
+def test_html_nested_deeper_than_lxml_reads_is_indexed_whole(tmp_path):
+    # libxml2 (lxml, trafilatura) stops building the tree at 256 nested elements: a paragraph in a nest of 300
+    # div/span pairs and every paragraph after the nest were dropped, silently (only "Above" was indexed). The
+    # layout wrappers deep in the nest are dropped now (sources/html_depth.py); a page lxml reads whole is unchanged.
+    nest = 300
+    page = ("<html><head><title>Nest</title></head><body><h1>Nest</h1><p>Above the nest waits the walrus.</p>"
+            + "<div><span>" * nest + "<p>Inside the nest lives the narwhal parser.</p>" + "</span></div>" * nest
+            + "<p>Below the nest sits the puffin &amp; its crossing.</p></body></html>")
+    folder = tmp_path / "docs"
+    write(folder, "deep.html", page)
+    plain = ("<html><body><h1>Plain</h1>" + "<div>" * 120 + "<p>A shallow page about the ferry &amp; timetable.</p>"
+             + "</div>" * 120 + "</body></html>")
+    write(folder, "plain.html", plain)
+    w = make_ws(folder, tmp_path / "index")
+    try:
+        w.index(embed=False)
+        assert bm25_paths(w, "walrus") == ["deep.html"]
+        assert bm25_paths(w, "narwhal parser") == ["deep.html"]
+        assert bm25_paths(w, "puffin crossing") == ["deep.html"]
+        assert bm25_paths(w, "ferry timetable") == ["plain.html"]
+        assert w.status().folders[0].skipped == []
+    finally:
+        w.close()
+    from ragls.sources.html_depth import shallow
+
+    assert shallow(plain) is plain  # lxml reads it whole: given to the converter as it is

@@ -29,6 +29,7 @@ from ragls.core.errors import Skipped
 from ragls.core.hashing import content_hash
 from ragls.core.ir import Document, normalize_line_ends
 from ragls.core.uris import key_path
+from ragls.sources.html_depth import shallow
 from ragls.sources.load import decode_bytes, is_binary, load_file, read_bytes
 
 HTML_EXTENSIONS = frozenset({"html", "htm", "xhtml"})
@@ -141,6 +142,7 @@ def html_to_markdown(html: str) -> tuple[str, tuple[tuple[int, int | None, str],
     page has no extractable text."""
     import trafilatura
 
+    html = shallow(html)  # lxml stops at 256 nested elements: the rest of a deeper page was lost
     text = trafilatura.extract(_with_main(html), output_format="markdown", include_formatting=True,
                                include_links=False, include_images=False, include_comments=False,
                                include_tables=True, favor_recall=True, deduplicate=False,
