@@ -34,12 +34,7 @@ H.it("<CR> on a [n] citation in the answer opens source n", function()
     end
   end
   H.ok(lnum, "the answer cites a source: " .. result.answer)
-  local source
-  for _, s in ipairs(result.sources) do
-    if s.n == n then
-      source = s
-    end
-  end
+  local source = H.last_source(result.sources, function(s) return s.n == n end)
   H.ok(source, ("source [%d] exists"):format(n))
   vim.api.nvim_win_set_cursor(win, { lnum, col })
   vim.api.nvim_feedkeys(vim.keycode("<CR>"), "mx", false)

@@ -17,30 +17,17 @@ H.it("a visual range is sent as an ephemeral document; its source jumps back to 
   vim.fn.writefile({ "# Pantry", "", "Unrelated line.", "", "## Rations", "",
     "The zorblax ration is 17 biscuits per day.", "Biscuits are stored in the blue tin." }, notes)
   vim.cmd.edit(vim.fn.fnameescape(notes))
-  local rpc = require("ragls.rpc")
-  local orig = rpc.client_request
   local documents, sent_text
-  rpc.client_request = function(c, method, params, handler, bufnr)
-    if method == "rag/ask" then
-      documents = vim.deepcopy(params.documents)
-      sent_text = vim.fn.readfile(documents[1])
-    end
-    return orig(c, method, params, handler, bufnr)
-  end
-  local ok, win, buf, result = pcall(ask, "5,8RagAsk How many biscuits is the zorblax ration?")
-  rpc.client_request = orig
-  assert(ok, win)
+  local win, buf, result = H.with_request_spy("rag/ask", function(params)
+    documents = vim.deepcopy(params.documents)
+    sent_text = vim.fn.readfile(documents[1])
+  end, ask, "5,8RagAsk How many biscuits is the zorblax ration?")
   H.eq(1, #documents, "one document")
   H.eq({ "## Rations", "", "The zorblax ration is 17 biscuits per day.", "Biscuits are stored in the blue tin." },
     sent_text, "the selected lines were sent")
   H.eq(nil, vim.uv.fs_stat(documents[1]), "the temporary selection file is removed")
   H.contains(result.answer, "17 biscuits", "answer comes from the selection")
-  local source
-  for _, s in ipairs(result.sources) do
-    if s.uri == vim.uri_from_fname(notes) then
-      source = s
-    end
-  end
+  local source = H.last_source(result.sources, function(s) return s.uri == vim.uri_from_fname(notes) end)
   H.ok(source, "a source points at the selected buffer: " .. vim.inspect(result.sources))
   H.ok(source.range.start.line >= 4 and source.range["end"].line <= 8, "source range lies in the selection")
   vim.api.nvim_win_set_cursor(win, { find_line(buf, shown(source)), 0 })
@@ -56,12 +43,7 @@ H.it("a range of an unnamed buffer: its source is labelled [selection] and jumps
     "The quuxite allowance is 23 pebbles per week.", "Pebbles are kept in the green jar." })
   local win, buf, result = ask("%RagAsk How many pebbles is the quuxite allowance?")
   H.contains(result.answer, "23 pebbles", "answer comes from the selection")
-  local source
-  for _, s in ipairs(result.sources) do
-    if s.bufnr == scratch then
-      source = s
-    end
-  end
+  local source = H.last_source(result.sources, function(s) return s.bufnr == scratch end)
   H.ok(source, "a source points at the unnamed buffer: " .. vim.inspect(result.sources))
   H.eq("[selection]", source.path, "label")
   H.ok(source.range.start.line <= 4 and source.range["end"].line >= 4, "source range covers the answer line")
@@ -83,18 +65,9 @@ H.it("a generic question about a visual range, without an LLM, is answered from 
     vim.api.nvim_win_close(w, true)
   end
   vim.cmd.edit(vim.fn.fnameescape(notes))
-  local rpc = require("ragls.rpc")
-  local orig = rpc.client_request
   local question
-  rpc.client_request = function(c, method, params, handler, bufnr)
-    if method == "rag/ask" then
-      question = params.question
-    end
-    return orig(c, method, params, handler, bufnr)
-  end
-  local ok, win, buf, result = pcall(ask, "3,4RagAsk What does this mean?")
-  rpc.client_request = orig
-  assert(ok, win)
+  local _, buf, result = H.with_request_spy("rag/ask", function(params) question = params.question end, ask,
+    "3,4RagAsk What does this mean?")
   H.contains(question, "What does this mean?\n\nSelected text (", "the question carries the selection")
   H.contains(question, "wombat migration starts at the first frost", "selected text in the question")
   H.eq("## What does this mean?", vim.api.nvim_buf_get_lines(buf, 0, 1, false)[1], "heading shows the short question")

@@ -255,6 +255,36 @@ function H.frobnicator_source(result)
   end
 end
 
+--- The last of `sources` (a rag/ask result's) for which `pred(source)` is true, or nil: a later source wins, as the
+--- specs' own loops over the sources had it.
+function H.last_source(sources, pred)
+  local found
+  for _, s in ipairs(sources) do
+    if pred(s) then
+      found = s
+    end
+  end
+  return found
+end
+
+--- What `fn(...)` returns, run while each `method` request the plugin sends (`ragls.rpc.client_request`) is first
+--- given to `on_params(params)`, then sent on unchanged. The plugin's own function is back before this returns, also
+--- when `fn` fails, whose error is raised again then.
+function H.with_request_spy(method, on_params, fn, ...)
+  local rpc = require("ragls.rpc")
+  local orig = rpc.client_request
+  rpc.client_request = function(c, m, params, handler, bufnr)
+    if m == method then
+      on_params(params)
+    end
+    return orig(c, m, params, handler, bufnr)
+  end
+  local res = vim.F.pack_len(pcall(fn, ...))
+  rpc.client_request = orig
+  assert(res[1], res[2])
+  return unpack(res, 2, res.n)
+end
+
 --- Screenshots. Headless Neovim has no terminal, so a real one is attached for the moment of the shot: Neovim's
 --- own TUI (`nvim --server <this> --remote-ui`) in a pty of the editor's size (no resize). Its output (the
 --- escape sequences a terminal would get, truecolor) is saved to `$RAGLS_TEST_SCREENSHOTS/<name>.ansi`; the pytest
