@@ -82,7 +82,7 @@ def test_decode_bytes_reads_a_lone_cr_as_a_line_end(raw, text):
 def test_text_given_as_a_string_and_a_users_question_read_a_lone_cr_as_a_line_end(tmp_path):
     """Text that is no file's bytes (a page fetched with its charset, a command's output: `load_text`) and a user's
     text (the question holding an editor's selection: `user_text`) arrive with the same line model as files."""
-    from ragls.workspace.rag_workspace import user_text
+    from ragls.workspace.request_input import user_text
 
     assert load_text("page.md", "\ufeff# A\rb\r\n").text == "# A\nb\r\n"
     assert user_text("Why?\n```\nx = 1\ry = 2\n```", False) == "Why?\n```\nx = 1\ny = 2\n```"

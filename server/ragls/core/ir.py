@@ -32,7 +32,7 @@ def normalize_line_ends(text: str) -> str:
     numbers counted at "\\n", "\\r\\n" or "\\r" (`index.lines.LineIndex`, the chunker, markdown-it) stay those of
     the file on disk, and every reader that splits at "\\n" (neighbours, answer blocks, includes) counts the same
     lines. Applied where text enters: decoded file bytes (`sources.load.decode_bytes`), text given as a string
-    (`sources.load.load_text`, converted documents) and a user's question or history (`workspace.rag_workspace.
+    (`sources.load.load_text`, converted documents) and a user's question or history (`workspace.request_input.
     user_text`, which holds an editor's selected text)."""
     return LONE_CR.sub("\n", text) if "\r" in text else text
 

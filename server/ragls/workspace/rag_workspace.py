@@ -21,9 +21,8 @@ from ragls.config.aliases import OldName
 from ragls.config.globs import glob_warnings
 from ragls.config.settings import Settings
 from ragls.config.trust_filter import load_folder_settings
-from ragls.core.analysis import well_formed
 from ragls.core.errors import InvalidParams, RaglsError
-from ragls.core.ir import MAX_QUERY_CHARS, MAX_TOP_K, Answer, Chunk, Hit, normalize_line_ends
+from ragls.core.ir import Answer, Chunk, Hit
 from ragls.core.telemetry import traced
 from ragls.core.uris import folder_uri_path, uri_to_path
 from ragls.embedding.embed import Embedder, pinned_model_note
@@ -37,6 +36,7 @@ from ragls.retrieval.relevance import abstained
 from ragls.retrieval.result import RetrievalResult
 from ragls.retrieval.search import SIGNALS, search
 from ragls.retrieval.source import FolderSource
+from ragls.workspace.request_input import check_text, check_top_k, user_text
 from ragls.workspace.status import Status, workspace_status
 
 log = logging.getLogger(__name__)
@@ -567,41 +567,3 @@ class RagWorkspace:
         for idx in self.indexes:  # a team folder's index is its overlay: closing it closes the TeamIndex
             idx.close()
         self.embedder.close()  # worker processes of embedding.parallel
-
-
-def check_top_k(top_k: Any) -> int | None:
-    """Validate an optional topK: an integer 1..MAX_TOP_K. Raises InvalidParams naming the field."""
-    if top_k is None:
-        return None
-    if isinstance(top_k, bool) or not isinstance(top_k, int) or not 1 <= top_k <= MAX_TOP_K:
-        raise InvalidParams(f"topK must be an integer between 1 and {MAX_TOP_K}, got {top_k!r}")
-    return top_k
-
-
-def user_text(text: Any, mask: bool) -> Any:
-    """`text` from a user (a question, a query, a history message) with lone surrogates replaced
-    (`analysis.well_formed`), a lone CR read as a line end (`ir.normalize_line_ends`: the one place where an editor
-    buffer's text, the quote of "Ask About Selection", is brought to the index's line model) and, with `mask`
-    (`sources.exclude_secrets`), its secret values masked as the index masks documents' (`redact.mask_secrets`:
-    same length): a key pasted into a question reaches no LLM prompt, retrieval LLM step or answer text. A
-    non-string is returned as it is."""
-    text = well_formed(text)
-    if not isinstance(text, str):
-        return text
-    text = normalize_line_ends(text)
-    if mask:
-        from ragls.sources.redact import mask_secrets
-
-        text = mask_secrets(text)[0]
-    return text
-
-
-def check_text(text: Any, field: str, mask: bool = False) -> Any:
-    """A user's question or query as searched (`user_text`); a non-string is returned as it is for the caller's
-    own check. Raises InvalidParams naming `field` ("query", "question") when it is longer than MAX_QUERY_CHARS
-    characters — every front (LSP, HTTP, MCP, CLI) reaches the index through here."""
-    text = user_text(text, mask)
-    if isinstance(text, str) and len(text) > MAX_QUERY_CHARS:
-        raise InvalidParams(f"{field} is {len(text):,} characters long; the limit is {MAX_QUERY_CHARS:,}: ask about "
-                            "a shorter passage (the part of a log or a file the question is about)")
-    return text
