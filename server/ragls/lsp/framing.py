@@ -29,7 +29,7 @@ _LENGTH = re.compile(rb"content-length[ \t]*:[ \t]*([^\r\n]*)", re.IGNORECASE)
 
 def _parse_error(protocol, message: str) -> None:
     """Answer a frame that cannot be read: `{"jsonrpc": "2.0", "id": null, "error": {"code": -32700, "message":
-    "Parse error: ..."}}` (the protocol's `answer_parse_error`, lsp/server.py; raw on the writer otherwise)."""
+    "Parse error: ..."}}` (the protocol's `answer_parse_error`, lsp/protocol.py; raw on the writer otherwise)."""
     log.warning("bad LSP frame: %s", message)
     answer = getattr(protocol, "answer_parse_error", None)
     if answer is not None:

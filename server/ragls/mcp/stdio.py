@@ -8,7 +8,7 @@ session drops it (modelcontextprotocol/python-sdk#2751), so a client that sent o
 JSON-RPC message (`[]`, `42`, `{}`, a request whose `params` is a string) -32600 Invalid Request, with the
 message's `id` when it has a readable one (a string or an integer), else `null` (JSON-RPC 2.0, section 5), so
 a request with malformed params fails at once. Everything else passes through unchanged, in order; the server
-serves the next line. The same answers as the language server's (`lsp.server.RaglsProtocol`).
+serves the next line. The same answers as the language server's (`lsp.protocol.RaglsProtocol`).
 """
 
 from __future__ import annotations
