@@ -4,49 +4,19 @@ has a 250-byte name."""
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import os
 from pathlib import Path
 
 import pytest
-from lspkit import SERVER_COMMAND, init_params, request, server_env, wait_indexed
+from livekit import eventually, running_server
+from lspkit import request, wait_indexed
 from lsprotocol import types
-from pytest_lsp import make_test_lsp_client
 
 SHARED_EMBEDDING_CACHE = True  # tests/conftest.py `_run_embedding_cache`: nothing here counts what the model embedded
 
 pytestmark = pytest.mark.asyncio(loop_scope="function")
 
 OPTIONS = {"watch": {"debounceMs": 200}}
-
-
-@contextlib.asynccontextmanager
-async def running_server(folder: Path, cache: Path):
-    client = make_test_lsp_client()
-    await client.start_io(*SERVER_COMMAND, env=server_env(cache))
-    try:
-        await client.initialize_session(init_params([folder], OPTIONS))
-        yield client
-    finally:
-        proc = client._server
-        if proc is not None and proc.returncode is None:
-            with contextlib.suppress(Exception):
-                await asyncio.wait_for(client.shutdown_session(), 30)
-        if proc is not None and proc.returncode is None:
-            proc.kill()
-        await client.stop()
-
-
-async def eventually(check, what: str, timeout: float = 60.0):
-    deadline = asyncio.get_running_loop().time() + timeout
-    last = None
-    while asyncio.get_running_loop().time() < deadline:
-        last = await check()
-        if last:
-            return last
-        await asyncio.sleep(0.2)
-    raise AssertionError(f"{what} not seen in {timeout} s (last: {last!r})")
 
 
 def write_bytes_name(folder: Path, name: bytes, data: bytes) -> None:
@@ -65,7 +35,7 @@ async def test_latin1_file_name_indexes_answers_and_watcher_survives(tmp_path):
     (folder / "guide.md").write_text("# Guide\n\nThe lighthouse keeper polishes the brass lantern nightly.\n")
     (folder / "notes.txt").write_text("Notes\n\nThe greenhouse tomatoes ripen in late August.\n")
     write_bytes_name(folder, b"caf\xe9-menu.md", b"# Menu\n\nThe cafe serves cardamom buns with espresso.\n")
-    async with running_server(folder, tmp_path / "cache") as client:
+    async with running_server(folder, tmp_path / "cache", options=OPTIONS) as client:
         status = await wait_indexed(client, files=3)
         assert status["folders"][0]["skipped"] == []
         assert status["errors"] == []
@@ -106,7 +76,7 @@ async def test_250_byte_folder_name_answers(tmp_path):
     folder = tmp_path / name
     folder.mkdir()
     (folder / "readme.md").write_text("# Readme\n\nThe observatory dome opens at dusk.\n")
-    async with running_server(folder, tmp_path / "cache") as client:
+    async with running_server(folder, tmp_path / "cache", options=OPTIONS) as client:
         status = await wait_indexed(client, files=1)
         index_name = Path(status["folders"][0]["indexPath"]).name
         assert len(index_name.encode()) <= 60 and index_name.startswith("数据")
