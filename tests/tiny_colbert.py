@@ -9,12 +9,11 @@ offline all-MiniLM-L6-v2 ones (`ragls.embedding.embed.offline_model_dir()`), so 
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
-from tiny_cross_encoder import TOKENIZER_FILES
+from tiny_cross_encoder import model_dir_tokens
 
 if TYPE_CHECKING:
     import onnx
@@ -49,21 +48,8 @@ def build_model(token_ids: list[int], vocab: int) -> onnx.ModelProto:
 def make_colbert_dir(dest: Path, words: list[str], onnx_rel: str = "model.onnx") -> Path:
     """Write a ColBERT folder at `dest` whose MaxSim counts the shared `words` (each one MiniLM token)."""
     import onnx
-    from ragls.embedding.embed import offline_model_dir
-    from tokenizers import Tokenizer
 
-    src = offline_model_dir()
-    assert src is not None, "needs ragls[offline]"
-    dest.mkdir(parents=True, exist_ok=True)
-    for name in TOKENIZER_FILES:
-        shutil.copyfile(src / name, dest / name)
-    tok = Tokenizer.from_file(str(src / "tokenizer.json"))
-    tok.no_padding()
-    ids = []
-    for word in words:
-        got = tok.encode(word, add_special_tokens=False).ids
-        assert len(got) == 1, f"{word!r} is not a single token: {got}"
-        ids.append(got[0])
+    ids, vocab = model_dir_tokens(dest, words)
     (dest / onnx_rel).parent.mkdir(parents=True, exist_ok=True)
-    onnx.save(build_model(ids, tok.get_vocab_size()), str(dest / onnx_rel))
+    onnx.save(build_model(ids, vocab), str(dest / onnx_rel))
     return dest

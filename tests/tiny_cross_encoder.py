@@ -58,9 +58,9 @@ def build_model(token_id: int, max_positions: int = 512) -> onnx.ModelProto:
     return model
 
 
-def make_cross_encoder_dir(dest: Path, word: str, onnx_rel: str = "onnx/model.onnx") -> Path:
-    """Write a cross-encoder folder at `dest` whose score counts `word` (one MiniLM token) in the document."""
-    import onnx
+def model_dir_tokens(dest: Path, words: list[str]) -> tuple[list[int], int]:
+    """Make `dest` a model folder with the offline MiniLM's tokenizer files (TOKENIZER_FILES); (each word's token
+    id, the vocabulary size). Each of `words` must be one MiniLM token."""
     from ragls.embedding.embed import offline_model_dir
     from tokenizers import Tokenizer
 
@@ -71,8 +71,19 @@ def make_cross_encoder_dir(dest: Path, word: str, onnx_rel: str = "onnx/model.on
         shutil.copyfile(src / name, dest / name)
     tok = Tokenizer.from_file(str(src / "tokenizer.json"))
     tok.no_padding()
-    ids = tok.encode(word, add_special_tokens=False).ids
-    assert len(ids) == 1, f"{word!r} is not a single token: {ids}"
+    ids = []
+    for word in words:
+        got = tok.encode(word, add_special_tokens=False).ids
+        assert len(got) == 1, f"{word!r} is not a single token: {got}"
+        ids.append(got[0])
+    return ids, tok.get_vocab_size()
+
+
+def make_cross_encoder_dir(dest: Path, word: str, onnx_rel: str = "onnx/model.onnx") -> Path:
+    """Write a cross-encoder folder at `dest` whose score counts `word` (one MiniLM token) in the document."""
+    import onnx
+
+    (token_id,), _ = model_dir_tokens(dest, [word])
     (dest / onnx_rel).parent.mkdir(parents=True, exist_ok=True)
-    onnx.save(build_model(ids[0]), str(dest / onnx_rel))
+    onnx.save(build_model(token_id), str(dest / onnx_rel))
     return dest
