@@ -5,8 +5,7 @@ from __future__ import annotations
 import shlex
 import socket
 import sys
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import ClassVar
 from urllib.parse import urlsplit
@@ -16,6 +15,7 @@ from llm_server import held_port
 from ragls.core.errors import InvalidParams, RequestFailed
 from ragls.sources.convert import html_to_markdown
 from ragls.sources.ephemeral import documents_only_prompt, load_documents
+from sitekit import serving
 
 PAGE = b"""<!doctype html><html><head><title>Retry  guide</title><style>body { color: red }</style>
 <script>var secret = "do not index";</script></head>
@@ -67,12 +67,8 @@ class _Pages(BaseHTTPRequestHandler):
 
 @pytest.fixture(scope="module")
 def pages():
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), _Pages)
-    thread = threading.Thread(target=httpd.serve_forever, args=(0.05,), daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}"
-    httpd.shutdown()
-    httpd.server_close()
+    with serving(_Pages) as url:
+        yield url
 
 
 @pytest.fixture

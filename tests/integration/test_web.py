@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import hashlib
 import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import ClassVar
 
 import pytest
 from docgen import pdf_bytes
 from ragls.lsp.wire import to_wire_source
-from ragls.workspace.rag_workspace import RagWorkspace
+from sitekit import serving, web_rag_workspace
 
 
 def page(title: str, body: str) -> bytes:
@@ -99,27 +99,15 @@ class Site(BaseHTTPRequestHandler):
 
 @pytest.fixture
 def site():
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Site)
-    thread = threading.Thread(target=httpd.serve_forever, args=(0.05,), daemon=True)
-    thread.start()
     Site.log = []
     Site.failing = set()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}"
-    httpd.shutdown()
-    httpd.server_close()
+    with serving(Site) as url:
+        yield url
 
 
 @pytest.fixture
 def workspace(tmp_path, monkeypatch, site):
-    monkeypatch.setenv("RAGLS_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.setenv("RAGLS_OFFLINE", "1")
-    monkeypatch.setenv("RAGLS_CONFIG_DIR", str(tmp_path / "config"))
-    (tmp_path / "config").mkdir()
-    (tmp_path / "config" / "ragls.toml").write_text(
-        f'[rags.widget]\nsources = ["{site}/docs/**"]\nchunk_size = 100\nweb = {{ delay_s = 0 }}\n')
-    project = tmp_path / "project"
-    project.mkdir()
-    ws = RagWorkspace([project])
+    ws = web_rag_workspace(tmp_path, monkeypatch, "widget", f"{site}/docs/**")
     yield ws
     ws.close()
 
@@ -196,18 +184,15 @@ def test_a_sites_crawl_delay_is_bounded_and_a_stop_ends_the_wait():
     team, session 53). The pause is at most MAX_CRAWL_DELAY_S, and a crawl asked to stop stops waiting."""
     from ragls.sources.crawl import MAX_CRAWL_DELAY_S, Crawler, CrawlResult
 
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), SlowSite)
-    threading.Thread(target=httpd.serve_forever, args=(0.05,), daemon=True).start()
     SlowSite.robots_served.clear()
     crawler = Crawler(cache=None, known=lambda url: False, max_bytes=100_000, delay_s=0,
                       should_stop=SlowSite.robots_served.is_set)
-    try:
-        result = CrawlResult()
-        crawler.crawl(f"http://127.0.0.1:{httpd.server_address[1]}/docs/**", result)
-    finally:
-        crawler.close()
-        httpd.shutdown()
-        httpd.server_close()
+    with serving(SlowSite) as site:
+        try:
+            result = CrawlResult()
+            crawler.crawl(f"{site}/docs/**", result)
+        finally:
+            crawler.close()
     assert crawler._delay == MAX_CRAWL_DELAY_S == 30.0
     assert result.interrupted and [p.final_url.rsplit("/", 2)[-2:] for p in result.pages] == [["docs", ""]]
 
@@ -255,27 +240,16 @@ def test_a_crawled_link_or_redirect_holding_a_credential_is_not_fetched_and_reac
     requested, each is listed skipped with its credential masked, and no file of the index nor the log holds it."""
     from ragls.sources.redact import URL_CREDENTIAL
 
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), CredentialSite)
-    threading.Thread(target=httpd.serve_forever, args=(0.05,), daemon=True).start()
     CredentialSite.requests = []
-    site = f"http://127.0.0.1:{httpd.server_address[1]}"
-    monkeypatch.setenv("RAGLS_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.setenv("RAGLS_OFFLINE", "1")
-    monkeypatch.setenv("RAGLS_CONFIG_DIR", str(tmp_path / "config"))
-    (tmp_path / "config").mkdir()
-    (tmp_path / "config" / "ragls.toml").write_text(
-        f'[rags.widget]\nsources = ["{site}/docs/**"]\nweb = {{ delay_s = 0 }}\n')
-    (tmp_path / "project").mkdir()
     caplog.set_level("DEBUG")
-    ws = RagWorkspace([tmp_path / "project"])
-    try:
-        report = ws.index_rag("widget")
-        [info] = [r for r in ws.rag_list() if r.name == "widget"]
-        status = repr(info)
-    finally:
-        ws.close()
-        httpd.shutdown()
-        httpd.server_close()
+    with serving(CredentialSite) as site:
+        ws = web_rag_workspace(tmp_path, monkeypatch, "widget", f"{site}/docs/**")
+        try:
+            report = ws.index_rag("widget")
+            [info] = [r for r in ws.rag_list() if r.name == "widget"]
+            status = repr(info)
+        finally:
+            ws.close()
     me = site.removeprefix("http://")
     assert sorted(report.indexed) == [f"{site}/docs/", f"{site}/docs/ok.html"]
     assert sorted((s.path, s.reason) for s in report.skipped) == sorted([
@@ -319,18 +293,14 @@ def test_a_robots_txt_redirecting_to_a_credential_disallows_the_crawl_without_en
     9309: assume complete disallow): each page is skipped with the reason, the credential masked, nothing sent."""
     from ragls.sources.crawl import Crawler, CrawlResult
 
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), RobotsRedirectSite)
-    threading.Thread(target=httpd.serve_forever, args=(0.05,), daemon=True).start()
     RobotsRedirectSite.requests = []
-    site = f"http://127.0.0.1:{httpd.server_address[1]}"
     crawler = Crawler(cache=None, known=lambda url: False, max_bytes=100_000, delay_s=0)
     result = CrawlResult()
-    try:
-        crawler.crawl(site + "/docs/**", result)
-    finally:
-        crawler.close()
-        httpd.shutdown()
-        httpd.server_close()
+    with serving(RobotsRedirectSite) as site:
+        try:
+            crawler.crawl(site + "/docs/**", result)
+        finally:
+            crawler.close()
     assert result.pages == [] and RobotsRedirectSite.requests == [("/robots.txt", None)]
     [skipped] = result.skipped
     assert skipped.path == site + "/docs/"

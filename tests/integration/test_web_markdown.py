@@ -4,12 +4,11 @@ an image is one skipped entry."""
 
 from __future__ import annotations
 
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 
 import pytest
 from ragls.lsp.wire import to_wire_source
-from ragls.workspace.rag_workspace import RagWorkspace
+from sitekit import serving, web_rag_workspace
 
 GUIDE = ("# Guide\n\nUnpack the widget archive first.\n\n## Install\n\nRun widgetd --install; the daemon then "
          "listens on port 7341.\n\n## Tune\n\nRaise the worker count to the number of cores.\n")
@@ -52,25 +51,14 @@ class Site(BaseHTTPRequestHandler):
 
 @pytest.fixture
 def site():
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Site)
-    Site.host = f"127.0.0.1:{httpd.server_address[1]}"
-    thread = threading.Thread(target=httpd.serve_forever, args=(0.05,), daemon=True)
-    thread.start()
-    yield f"http://{Site.host}"
-    httpd.shutdown()
-    httpd.server_close()
+    with serving(Site) as url:
+        Site.host = url.removeprefix("http://")
+        yield url
 
 
 @pytest.fixture
 def workspace(tmp_path, monkeypatch, site):
-    monkeypatch.setenv("RAGLS_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.setenv("RAGLS_OFFLINE", "1")
-    monkeypatch.setenv("RAGLS_CONFIG_DIR", str(tmp_path / "config"))
-    (tmp_path / "config").mkdir()
-    (tmp_path / "config" / "ragls.toml").write_text(
-        f'[rags.raw]\nsources = ["{site}/raw/**"]\nchunk_size = 100\nweb = {{ delay_s = 0 }}\n')
-    (tmp_path / "project").mkdir()
-    ws = RagWorkspace([tmp_path / "project"])
+    ws = web_rag_workspace(tmp_path, monkeypatch, "raw", f"{site}/raw/**")
     yield ws
     ws.close()
 
