@@ -36,9 +36,10 @@ from ragls.embedding.model_source import (  # these names are imported from here
     hub_reachable,
     offline_fallback_note,
     offline_model_dir,
+    writable_models_root,
 )
 from ragls.embedding.sessions import ReleasableSession, execution_providers, shared_session, thread_split
-from ragls.index.paths import cache_root, models_root  # cache_root re-exported: callers import it from here
+from ragls.index.paths import cache_root  # cache_root re-exported: callers import it from here
 
 if TYPE_CHECKING:
     import numpy as np
@@ -241,7 +242,7 @@ class Embedder:
 
         from ragls.embedding.onnx_prep import lean_model
 
-        path = lean_model(Path(model_dir) / desc.model_file, models_root() / "lean")
+        path = lean_model(Path(model_dir) / desc.model_file, writable_models_root() / "lean")
         providers = execution_providers(self.settings.provider, ort.get_available_providers(), log.warning)
         intra_op = thread_split(self.settings.threads)[1]
         inner.model = shared_session(path, providers, intra_op)

