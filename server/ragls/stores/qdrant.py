@@ -279,20 +279,20 @@ class QdrantChunkStore:
 
     def delete_ids(self, ids: Iterable[str]) -> None:
         """Delete every point whose payload `chunk_id` is one of `ids` (all windows, duplicates included)."""
-        m = self._m
-        ids = list(ids)
-        with self._lock:
-            for start in range(0, len(ids), 500):
-                flt = m.Filter(must=[m.FieldCondition(key="chunk_id", match=m.MatchAny(any=ids[start:start + 500]))])
-                self.client.delete(self.collection, points_selector=m.FilterSelector(filter=flt), wait=True)
+        self._delete_in("chunk_id", ids, 500)
 
     def delete_paths(self, paths: Iterable[str]) -> None:
         """Delete every point whose payload `path` is one of `paths` (relative paths)."""
+        self._delete_in("path", paths, 200)
+
+    def _delete_in(self, key: str, values: Iterable[str], batch: int) -> None:
+        """Delete every point whose payload `key` is one of `values`, one filter per `batch` values."""
         m = self._m
-        paths = list(paths)
+        values = list(values)
         with self._lock:
-            for start in range(0, len(paths), 200):
-                flt = m.Filter(must=[m.FieldCondition(key="path", match=m.MatchAny(any=paths[start:start + 200]))])
+            for start in range(0, len(values), batch):
+                match = m.MatchAny(any=values[start:start + batch])
+                flt = m.Filter(must=[m.FieldCondition(key=key, match=match)])
                 self.client.delete(self.collection, points_selector=m.FilterSelector(filter=flt), wait=True)
 
     def delete_all(self) -> None:

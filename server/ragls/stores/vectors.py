@@ -245,19 +245,21 @@ class VectorStore:
         self._version = None
 
     def delete_ids(self, ids: Iterable[str]) -> None:
-        ids = list(ids)
-        with self._lock:
-            for start in range(0, len(ids), 500):
-                part = ids[start:start + 500]
-                self.table.delete(f"id IN ({','.join(_quote(i) for i in part)})")
-            self._changed()
+        """Delete the rows of the chunks `ids` (every window)."""
+        self._delete_in("id", ids, 500)
 
     def delete_paths(self, paths: Iterable[str]) -> None:
-        paths = list(paths)
+        """Delete the rows of the files `paths` (index keys)."""
+        self._delete_in("path", paths, 200)
+
+    def _delete_in(self, column: str, values: Iterable[str], batch: int) -> None:
+        """Delete the rows whose `column` is one of `values`: one `column IN (...)` filter per `batch` values, so a
+        filter's length stays bounded (paths are longer than ids: smaller batches)."""
+        values = list(values)
         with self._lock:
-            for start in range(0, len(paths), 200):
-                part = paths[start:start + 200]
-                self.table.delete(f"path IN ({','.join(_quote(p) for p in part)})")
+            for start in range(0, len(values), batch):
+                part = values[start:start + batch]
+                self.table.delete(f"{column} IN ({','.join(_quote(v) for v in part)})")
             self._changed()
 
     def delete_all(self) -> None:
