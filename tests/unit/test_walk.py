@@ -462,3 +462,17 @@ def test_a_verdict_computed_across_a_change_is_not_remembered(tmp_path, monkeypa
     assert filt.served("a.md")
     monkeypatch.setattr(filt, "included", included)
     assert not filt.served("a.md")
+
+
+def test_a_newline_in_a_folder_name_is_matched_like_any_character(tmp_path):
+    # pathspec writes `**/` as `(?:.+/)?`, whose "." stops at a newline: every file under a folder named "notes\nold"
+    # matched no include glob (never indexed, never listed), no .gitignore or sources.exclude rule, and no secret
+    # glob (`x\ny/.env` was no secret file for a read-back or the commit diff).
+    make(tmp_path, {"notes\nold/guide.md": "# Guide\n", "notes\nold/site/out.md": "# Out\n",
+                    "notes\nold/drafts/d.md": "# Draft\n", "notes\nold/.env": "API_TOKEN=abc\n",
+                    "top\n.md": "# Top\n", ".gitignore": "site/\n"})
+    assert walk(tmp_path, settings(exclude=["**/drafts/**"])) == ["notes\nold/guide.md", "top\n.md"]
+    assert walk_mod.secret_file("notes\nold/.env") and not walk_mod.secret_file("notes\nold/guide.md")
+    found = FileFilter(tmp_path, settings(include=ALL))
+    assert found.reason("notes\nold/.env") == walk_mod.SECRET_FILE
+    assert found.reason("notes\nold/site/out.md") == "ignored by .gitignore"

@@ -251,7 +251,7 @@ class FileFilter:
     def _file_reason(self, rel_path: str) -> str | None:
         if self._index_rel is not None and rel_path == self._index_rel:
             return "index directory"
-        if self._temp.match_file(rel_path):
+        if self._temp.match_file(globbed(rel_path)):
             return "editor temp file"
         why = self._common_reason(rel_path, is_dir=False)
         if why is not None:
@@ -261,10 +261,11 @@ class FileFilter:
         return None
 
     def _include_matches(self, rel_path: str) -> bool:
-        return self._include.match_file(rel_path) or self._include.match_file(_lower_extension(rel_path))
+        return (self._include.match_file(globbed(rel_path))
+                or self._include.match_file(globbed(_lower_extension(rel_path))))
 
     def _common_reason(self, rel: str, is_dir: bool) -> str | None:
-        probe = rel + "/" if is_dir else rel
+        probe = globbed(rel + "/" if is_dir else rel)
         if self.settings.exclude_secrets and secret_file(probe):
             return SECRET_FILE
         if self._exclude.match_file(probe):
@@ -284,7 +285,7 @@ class FileFilter:
         source = None
         suffix = "/" if is_dir else ""
         for prefix, spec, label in self._outer_specs():
-            result = spec.check_file(f"{prefix}/{rel}{suffix}" if prefix else rel + suffix)
+            result = spec.check_file(globbed(f"{prefix}/{rel}{suffix}" if prefix else rel + suffix))
             if result.include is not None:
                 verdict, source = result.include, label
         for depth in range(len(parts)):
@@ -293,7 +294,7 @@ class FileFilter:
             if spec is None:
                 continue
             sub = "/".join(parts[depth:]) + ("/" if is_dir else "")
-            result = spec.check_file(sub)
+            result = spec.check_file(globbed(sub))
             if result.include is not None:
                 verdict = result.include
                 source = f"{base}/{GITIGNORE}" if base else GITIGNORE
@@ -386,13 +387,20 @@ def not_regular_reason(mode: int) -> str:
     return f"{NOT_REGULAR} ({kind})" if kind else NOT_REGULAR
 
 
+def globbed(rel_path: str) -> str:
+    """`rel_path` as the glob matchers read it: a newline in a name as NUL (never in a path). pathspec writes `**`
+    as `.*`, which stops at a newline: a file under a folder named "notes\nold" matched no include glob, and
+    `x\ny/.env` no secret glob (`*` reads the newline as any other character)."""
+    return rel_path.replace("\n", "\0")
+
+
 def secret_file(rel_path: str) -> bool:
     """True when folder-relative `rel_path` ("/"-separated) names a secret file (`config.SECRET_GLOBS`: `.env*`,
     `*.pem`, `.netrc`, ...): the one secret-file rule, applied by `FileFilter` (with `sources.exclude_secrets`), a
     read-back (`passage.read_back`) and the commit diff (`commit.gitdiff.classify`). For a read-back, pass the real
     path (`inside_folder`), so an indexed name swapped for a link to `.env` is refused too. Names match in any case
     (`.ENV`, `Deploy.PEM`): on a case-insensitive file system (macOS, Windows) `notes.md -> .ENV` opens `.env`."""
-    return _compiled_secrets(tuple(SECRET_GLOBS)).match_file(rel_path.lower())
+    return _compiled_secrets(tuple(SECRET_GLOBS)).match_file(globbed(rel_path.lower()))
 
 
 @functools.lru_cache(maxsize=4)
