@@ -61,15 +61,19 @@ def folder_index(root: Path, files: dict[str, str], **embedding: Any) -> tuple[F
     return idx, settings
 
 
+def offline_toml(index_dir: Path, more: str = "") -> str:
+    """A ragls.toml's text naming the index directory `index_dir`, no sentence pass (`NO_SENTENCE_PASS`) and the
+    offline model, then `more` (TOML text whose tables come after [index] and [embedding])."""
+    return (f'[index]\npath = "{index_dir.as_posix()}"\n{NO_SENTENCE_PASS}[embedding]\n'
+            f'model_path = "{offline_model_dir().as_posix()}"\nmodel = "{OFFLINE_MODEL_NAME}"\n{more}')
+
+
 def indexed_folder(root: Path, files: dict[str, str], *, filler: bool = True, toml: str = "") -> Path:
     """root/docs holding `files` (plus the FILLER_TOPICS pages unless `filler` is False), its ragls.toml (the index
     root/index, the offline model, then `toml`) trusted, indexed once by a RagWorkspace that is closed again."""
     folder = root / "docs"
     _write(folder, files, filler)
-    (folder / "ragls.toml").write_text(f'[index]\npath = "{(root / "index").as_posix()}"\n{NO_SENTENCE_PASS}'
-                                       f'[embedding]\n'
-                                       f'model_path = "{offline_model_dir().as_posix()}"\n'
-                                       f'model = "{OFFLINE_MODEL_NAME}"\n{toml}')
+    (folder / "ragls.toml").write_text(offline_toml(root / "index", toml))
     trust_folder(folder)  # the user trusts this test's own folder (ragls/config/trust.py)
     ws = RagWorkspace([folder])
     try:
@@ -114,10 +118,7 @@ def fixture_workspace(root: Path, extra: str = "") -> RagWorkspace:
     trusted; the caller closes the workspace."""
     folder = root / "docs"
     shutil.copytree(FIXTURE_DOCS, folder)
-    (folder / "ragls.toml").write_text(f'[index]\npath = "{(root / "index").as_posix()}"\n{NO_SENTENCE_PASS}'
-                                       f'[embedding]\n'
-                                       f'model_path = "{offline_model_dir().as_posix()}"\n'
-                                       f'model = "{OFFLINE_MODEL_NAME}"\n[generation]\nbackend = "none"\n{extra}')
+    (folder / "ragls.toml").write_text(offline_toml(root / "index", f'[generation]\nbackend = "none"\n{extra}'))
     trust_folder(folder)  # the user trusts this test's own folder (ragls/config/trust.py)
     ws = RagWorkspace([folder])
     ws.index()
