@@ -61,10 +61,11 @@ def folder_index(root: Path, files: dict[str, str], **embedding: Any) -> tuple[F
     return idx, settings
 
 
-def offline_toml(index_dir: Path, more: str = "") -> str:
-    """A ragls.toml's text naming the index directory `index_dir`, no sentence pass (`NO_SENTENCE_PASS`) and the
-    offline model, then `more` (TOML text whose tables come after [index] and [embedding])."""
-    return (f'[index]\npath = "{index_dir.as_posix()}"\n{NO_SENTENCE_PASS}[embedding]\n'
+def offline_toml(index_dir: Path, more: str = "", sentence_pass: bool = False) -> str:
+    """A ragls.toml's text naming the index directory `index_dir`, no sentence pass (`NO_SENTENCE_PASS`) unless
+    `sentence_pass`, and the offline model, then `more` (TOML text whose tables come after [index] and
+    [embedding])."""
+    return (f'[index]\npath = "{index_dir.as_posix()}"\n{"" if sentence_pass else NO_SENTENCE_PASS}[embedding]\n'
             f'model_path = "{offline_model_dir().as_posix()}"\nmodel = "{OFFLINE_MODEL_NAME}"\n{more}')
 
 

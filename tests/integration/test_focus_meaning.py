@@ -10,10 +10,10 @@ index's sentence pass stored (`Embedder.known_vectors`): a search never runs the
 from __future__ import annotations
 
 import pytest
-from offline_index import file_lines, folder_index, line_of
+from offline_index import file_lines, folder_index, line_of, offline_toml
 from ragls.answer.focus import sentence_focus
 from ragls.config.trust import trust as trust_folder
-from ragls.embedding.embed import OFFLINE_MODEL_NAME, Embedder, offline_model_dir
+from ragls.embedding.embed import Embedder, offline_model_dir
 from ragls.retrieval.search import search
 from ragls.workspace.rag_workspace import RagWorkspace
 
@@ -54,9 +54,8 @@ def workspace(tmp_path_factory):
     folder.mkdir()
     (folder / "certs.md").write_text(CERTS)
     (folder / "timeouts.md").write_text(TIMEOUTS)
-    (folder / "ragls.toml").write_text(f'[index]\npath = "{(root / "index").as_posix()}"\n[embedding]\n'
-                                       f'model_path = "{offline_model_dir().as_posix()}"\n'
-                                       f'model = "{OFFLINE_MODEL_NAME}"\n[generation]\nbackend = "none"\n')
+    (folder / "ragls.toml").write_text(offline_toml(root / "index", '[generation]\nbackend = "none"\n',
+                                                    sentence_pass=True))
     trust_folder(folder)
     ws = RagWorkspace([folder])
     ws.index()

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from clikit import ragls
+from offline_index import offline_toml
 from ragls.config.trust import trust as trust_folder
 from ragls.embedding.embed import offline_model_dir
 from ragls.sources import walk as walk_mod
@@ -26,9 +27,7 @@ def make(folder: Path, index: Path, files: dict[str, str]) -> Path:
     for rel, text in files.items():
         (folder / rel).parent.mkdir(parents=True, exist_ok=True)
         (folder / rel).write_text(text)
-    (folder / "ragls.toml").write_text(f'[index]\npath = "{index.as_posix()}"\n[embedding]\n'
-                                       f'model_path = "{offline_model_dir().as_posix()}"\n'
-                                       'model = "sentence-transformers/all-MiniLM-L6-v2"\n')
+    (folder / "ragls.toml").write_text(offline_toml(index, sentence_pass=True))
     trust_folder(folder)
     return folder
 

@@ -11,6 +11,7 @@ import threading
 import time
 
 import pytest
+from offline_index import offline_toml
 from ragls.config.trust import trust as trust_folder
 from ragls.embedding.embed import offline_model_dir
 from ragls.workspace.file_watcher import FileWatcher
@@ -43,9 +44,7 @@ def live(tmp_path):
     started = []
 
     def start():
-        (folder / "ragls.toml").write_text(f'[index]\npath = "{(tmp_path / "index").as_posix()}"\n[embedding]\n'
-                                           f'model_path = "{offline_model_dir().as_posix()}"\n'
-                                           'model = "sentence-transformers/all-MiniLM-L6-v2"\n')
+        (folder / "ragls.toml").write_text(offline_toml(tmp_path / "index", sentence_pass=True))
         trust_folder(folder)  # the user trusts this test's own folder (ragls/config/trust.py)
         ws = RagWorkspace([folder])
         ws.index()  # loads the model now: the worker would otherwise load it before the first edit is handled

@@ -11,10 +11,10 @@ import threading
 import time
 
 import pytest
-from offline_index import extractive_workspace, file_lines, line_of
+from offline_index import extractive_workspace, file_lines, line_of, offline_toml
 from ragls.config.settings import build_settings
 from ragls.config.trust import trust as trust_folder
-from ragls.embedding.embed import OFFLINE_MODEL_NAME, Embedder, offline_model_dir
+from ragls.embedding.embed import Embedder, offline_model_dir
 from ragls.index.indexer import FolderIndex
 from ragls.workspace.file_watcher import FileWatcher
 from ragls.workspace.rag_workspace import RagWorkspace
@@ -150,8 +150,7 @@ def test_editing_a_fragment_re_indexes_the_page(tmp_path):
     for rel, text in FILES.items():
         (folder / rel).parent.mkdir(parents=True, exist_ok=True)
         (folder / rel).write_text(text)
-    (folder / "ragls.toml").write_text(f'[index]\npath = "{(tmp_path / "index").as_posix()}"\n[embedding]\n'
-                                       f'model_path = "{offline_model_dir().as_posix()}"\nmodel = "{OFFLINE_MODEL_NAME}"\n')
+    (folder / "ragls.toml").write_text(offline_toml(tmp_path / "index", sentence_pass=True))
     trust_folder(folder)
     ws = RagWorkspace([folder])
     ws.index()

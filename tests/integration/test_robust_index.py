@@ -9,6 +9,7 @@ import threading
 from pathlib import Path
 
 import pytest
+from offline_index import offline_toml
 from ragls.config.trust import trust as trust_folder
 from ragls.embedding.embed import offline_model_dir
 from ragls.index import scan as scan_mod  # the text phase's scan: what it walks and reads
@@ -34,9 +35,7 @@ def write(folder: Path, rel: str, data: str | bytes) -> None:
 
 
 def make_ws(folder: Path, index: Path) -> RagWorkspace:
-    (folder / "ragls.toml").write_text(f'[index]\npath = "{index.as_posix()}"\n[embedding]\n'
-                                       f'model_path = "{offline_model_dir().as_posix()}"\n'
-                                       'model = "sentence-transformers/all-MiniLM-L6-v2"\n')
+    (folder / "ragls.toml").write_text(offline_toml(index, sentence_pass=True))
     trust_folder(folder)  # the user trusts this test's own folder (ragls/config/trust.py)
     return RagWorkspace([folder])
 

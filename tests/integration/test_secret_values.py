@@ -9,6 +9,7 @@ import json
 from pathlib import Path
 
 import pytest
+from offline_index import offline_toml
 from ragls.config.trust import trust as trust_folder
 from ragls.embedding.embed import offline_model_dir
 from ragls.sources.redact import mask_secrets
@@ -132,9 +133,7 @@ def indexed(tmp_path_factory):
     (folder / "setup.md").write_text(DOCS)
     (folder / "kiosk.md").write_text(KIOSK)
     index_dir = tmp_path_factory.mktemp("index")
-    (folder / "ragls.toml").write_text(f'[index]\npath = "{index_dir.as_posix()}"\n'
-                                       f'[embedding]\nmodel_path = "{offline_model_dir().as_posix()}"\n'
-                                       'model = "sentence-transformers/all-MiniLM-L6-v2"\n')
+    (folder / "ragls.toml").write_text(offline_toml(index_dir, sentence_pass=True))
     trust_folder(folder)  # the user trusts this test's own folder (ragls/config/trust.py)
     ws = RagWorkspace([folder])
     ws.index()
