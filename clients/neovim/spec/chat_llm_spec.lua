@@ -158,6 +158,13 @@ H.it("q stops a streaming answer; the turn says so and the server acknowledges",
   H.wait_for(function()
     return next(client.requests) ~= nil
   end, 10000, "the request to be pending")
+  -- Until its first words the turn says what it waits for, as the answer float does (it was a bare "…")
+  H.wait_for(function()
+    return vim.iter(vim.api.nvim_buf_get_lines(chat.thread.buf, 0, -1, false)):any(function(l)
+      return l:match("^_… waiting for the answer: %d+ s %(q stops it%)_$") ~= nil
+    end)
+  end, 10000, "the turn to say how long it has waited for the answer")
+  H.screenshot("neovim-chat-waiting")
   vim.api.nvim_feedkeys("q", "mx", false)
   H.eq("cancelled", turn.status, "stopped")
   H.ok(chat.is_chat_buf(0), "q while streaming does not close the chat")

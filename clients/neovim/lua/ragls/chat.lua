@@ -33,6 +33,7 @@ M.BUF_NAME = "ragls://chat"
 ---@field status "streaming"|"done"|"cancelled"|"error"
 ---@field error string|nil
 ---@field cancel fun()|nil      stops this turn's request while streaming
+---@field pending string|nil     until the first words: what the answer waits for (answer_float.pending_line)
 
 ---@class ragls.ChatThread
 ---@field turns ragls.ChatTurn[]
@@ -431,6 +432,26 @@ function M.ask(question, opts)
   M.open()
   M.render(#M.thread.turns)
   local finished = false
+  -- Until the first words, the turn says what it waits for, as the answer float does: the server starting, the index
+  -- being built, or the seconds waited (a bare "…" for the 20 s of a first question while the server started).
+  local answer_float = require("ragls.answer_float")
+  local started, timer = vim.uv.now(), vim.uv.new_timer()
+  local function stop_pending()
+    if not timer:is_closing() then
+      timer:stop()
+      timer:close()
+    end
+  end
+  timer:start(answer_float.PENDING_REFRESH_MS, answer_float.PENDING_REFRESH_MS, vim.schedule_wrap(function()
+    if finished or turn.text ~= "" then
+      return stop_pending()
+    end
+    local line = answer_float.pending_line(vim.uv.now() - started)
+    if line ~= turn.pending then
+      turn.pending = line
+      M.render()
+    end
+  end))
   local token = rpc.open_stream(function(delta)
     if turn.status == "streaming" then
       turn.text = turn.text .. delta
@@ -442,6 +463,7 @@ function M.ask(question, opts)
       return
     end
     finished = true
+    stop_pending()
     rpc.close_stream(token)
     turn.cancel = nil
     turn.status = status

@@ -46,7 +46,7 @@ function M.thread_lines(turns, earlier)
     end
     local body = r and answer_text.answer_body(r) or vim.trim(turn.text)
     if body == "" and turn.status == "streaming" then
-      body = "_…_"
+      body = turn.pending or "_…_" -- what it waits for (answer_float.pending_line, kept fresh by chat.ask)
     end
     for _, l in ipairs(body ~= "" and split_lines(body) or {}) do
       table.insert(lines, l)
