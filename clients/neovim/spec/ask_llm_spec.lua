@@ -149,6 +149,22 @@ H.it("an LLM that fails: the float shows its error above the extractive answer, 
   H.eq("## " .. question, vim.api.nvim_buf_get_lines(vim.api.nvim_win_get_buf(again), 0, 1, false)[1], "same question")
 end)
 
+H.it(":RagSetup without a URL names the choice in use in its prompt", function()
+  close_floats()
+  local select, prompt = vim.ui.select, nil
+  vim.ui.select = function(items, opts, on_choice) -- the user's pick UI: read what it is asked, then cancel
+    prompt = opts.prompt
+    on_choice(nil)
+  end
+  local ok, err = pcall(function()
+    vim.cmd("RagSetup")
+    H.wait_for(function() return prompt end, 20000, "the choice of who writes answers")
+  end)
+  vim.ui.select = select
+  assert(ok, err)
+  H.eq("Who should write ragls answers? (now: openai · test-model)", prompt, "the prompt")
+end)
+
 H.it(":RagSetup {url}: tests the server, takes its model, applies it at once and shows the setup{} snippet", function()
   close_floats()
   local toml = table.concat(vim.fn.readfile(vim.fs.joinpath(H.workspace, "ragls.toml")), "\n")

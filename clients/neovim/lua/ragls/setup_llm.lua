@@ -115,12 +115,25 @@ function M.run(base_url, on_done)
   if base_url and vim.trim(base_url) ~= "" then
     return M.try_url(vim.trim(base_url), on_done)
   end
+  -- the choice in use first (rag/status), so a change starts from what is there: "(now: openai · gpt-4o-mini)"
+  rpc.request("rag/status", vim.empty_dict(), function(status)
+    M.choose(require("ragls.status_view").answers_label(status), on_done)
+  end, { on_error = function()
+    M.choose(nil, on_done)
+    return true -- (the choice goes on without it)
+  end })
+end
+
+--- The choice of |M.run| without a URL; `now` is who writes the answers now (nil: not known).
+---@param now? string
+---@param on_done? fun(generation: table)
+function M.choose(now, on_done)
   rpc.request("rag/models", vim.empty_dict(), function(result)
     local items = vim.list_extend({}, result.servers or {})
     table.insert(items, { other = true })
     table.insert(items, { none = true })
     vim.ui.select(items, {
-      prompt = "Who should write ragls answers?",
+      prompt = "Who should write ragls answers?" .. (now and (" (now: %s)"):format(now) or ""),
       format_item = function(item)
         if item.other then
           return "Another OpenAI-compatible server (base URL)…"

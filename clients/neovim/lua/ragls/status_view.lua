@@ -176,22 +176,27 @@ function M.ignored_llm_note(status)
   return M.ignored_llm(status) and #M.split_errors(status) > 0 and M.IGNORED_LLM_NOTE or nil
 end
 
+--- Who writes the answers, as the Answers row of :RagStatus says it: "openai · gpt-4o-mini", "none (extractive
+--- answers, no LLM)" (VS Code's answersLabel).
+---@param status table rag/status result
+---@return string
+function M.answers_label(status)
+  local gen = status.generation or {}
+  local backend = tostring(nonnil(gen.backend) or "?")
+  local note = M.ignored_llm_note(status)
+  local answers = backend == "none" and ("none (%s)"):format(note or "extractive answers, no LLM") or backend
+  return nonnil(gen.model) and (answers .. " · " .. gen.model) or answers
+end
+
 --- Lines of the :RagStatus summary: a compact aligned layout, paths with ~, human times. Warnings (a folder's
 --- notice, LLM settings ignored) have their own rows; the other notices are under "Notes".
 ---@param status table rag/status result
 ---@return string[] lines
 ---@return table<integer, string> highlights  0-based line -> highlight group (warnings, errors)
 function M.status_lines(status)
-  local gen = status.generation or {}
-  local backend = tostring(nonnil(gen.backend) or "?")
   local trust_warnings, errors = M.split_errors(status)
-  local note = M.ignored_llm_note(status)
-  local answers = backend == "none" and ("none (%s)"):format(note or "extractive answers, no LLM") or backend
-  if nonnil(gen.model) then
-    answers = answers .. " · " .. gen.model
-  end
   local lines = {
-    ("Answers    %s"):format(answers),
+    ("Answers    %s"):format(M.answers_label(status)),
   }
   local marks = {}
   local function mark(group)
@@ -203,7 +208,7 @@ function M.status_lines(status)
     mark("DiagnosticWarn")
   end
   local ignored = M.ignored_llm(status)
-  if ignored and not note then
+  if ignored and not M.ignored_llm_note(status) then -- (the Answers row says it then)
     table.insert(lines, "Warning    " .. one_line(ignored))
     mark("DiagnosticWarn")
   end
