@@ -241,6 +241,25 @@ H.it("layout = float opens the thread in a float, sized as the answer's and foll
   require("ragls").setup({ cmd = H.server_cmd, chat = { layout = "float" } })
 end)
 
+H.it("chat.width: the vsplit takes that many columns or that share of the editor; a bad one is refused", function()
+  for _, w in ipairs(vim.fn.win_findbuf(chat.thread.buf)) do
+    vim.api.nvim_win_close(w, true)
+  end
+  H.eq(true, require("ragls").setup({ cmd = H.server_cmd, chat = { width = 62 } }), "accepted")
+  vim.cmd("RagChat")
+  local win = vim.api.nvim_get_current_win()
+  H.eq({ "", 62 }, { vim.api.nvim_win_get_config(win).relative, vim.api.nvim_win_get_width(win) },
+    "a split of 62 columns, not half the editor")
+  vim.api.nvim_win_close(win, true)
+  require("ragls").setup({ cmd = H.server_cmd, chat = { width = 0.3 } })
+  vim.cmd("RagChat")
+  H.eq(math.floor(vim.o.columns * 0.3), vim.api.nvim_win_get_width(0), "30 % of the editor")
+  vim.api.nvim_win_close(0, true)
+  H.eq(false, require("ragls").setup({ cmd = H.server_cmd, chat = { width = 1.5 } }), "1.5 refused")
+  H.ok(#H.notes_matching("`chat.width` must be a fraction in (0, 1]") > 0, "the message names it")
+  require("ragls").setup({ cmd = H.server_cmd })
+end)
+
 H.it("an invalid layout is refused with a clear message", function()
   local ok = require("ragls").setup({ cmd = H.server_cmd, chat = { layout = "tab" } })
   H.eq(false, ok, "refused")

@@ -326,6 +326,16 @@ function M.open()
     vim.cmd(layout == "split" and "belowright split" or "belowright vsplit")
     win = vim.api.nvim_get_current_win()
     vim.api.nvim_win_set_buf(win, buf)
+    -- `chat.width` / `chat.height`: a share of the editor or a count (a 50-column half of a 100-column editor breaks
+    -- most code lines); nil keeps the half Neovim gives a new split
+    local wanted = config.values.chat[layout == "split" and "height" or "width"]
+    if wanted then
+      if layout == "split" then
+        vim.api.nvim_win_set_height(win, ui.size(wanted, vim.o.lines, 3))
+      else
+        vim.api.nvim_win_set_width(win, ui.size(wanted, vim.o.columns, 20))
+      end
+    end
   end
   ui.prose_window(win, buf)
   t.win = win

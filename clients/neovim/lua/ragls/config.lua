@@ -37,7 +37,9 @@ local M = {}
 ---                                  "telescope", "snacks", "fzf-lua" or "select".
 ---@field highlight_ms integer       How long the cited lines stay highlighted after a jump (default 3000; 0: until
 ---                                  the next jump).
----@field chat table                 |:RagChat| options: `layout` = "vsplit" (default), "split" or "float".
+---@field chat table                 |:RagChat| options: `layout` = "vsplit" (default), "split" or "float"; `width`
+---                                  (vsplit) / `height` (split): a fraction in (0, 1] of the editor or a number of
+---                                  columns / lines (nil: half, as |:vsplit| / |:split| make it).
 
 ---@type ragls.Config
 M.defaults = {
@@ -222,12 +224,19 @@ function M.check(cfg)
     return false, "ragls: `chat` must be a table { layout = 'vsplit' | 'split' | 'float' }"
   end
   for key in pairs(cfg.chat) do
-    if key ~= "layout" then
-      return false, ("ragls: unknown option `chat.%s` (known: layout)"):format(tostring(key))
+    if key ~= "layout" and key ~= "width" and key ~= "height" then
+      return false, ("ragls: unknown option `chat.%s` (known: layout, width, height)"):format(tostring(key))
     end
   end
   if not vim.tbl_contains({ "vsplit", "split", "float" }, cfg.chat.layout) then
     return false, ("ragls: `chat.layout` must be 'vsplit', 'split' or 'float', not %s"):format(vim.inspect(cfg.chat.layout))
+  end
+  for _, key in ipairs({ "width", "height" }) do
+    local v = cfg.chat[key]
+    if v ~= nil and (type(v) ~= "number" or v <= 0 or (v > 1 and v ~= math.floor(v))) then
+      return false, ("ragls: `chat.%s` must be a fraction in (0, 1] of the editor or a whole number of %s, not %s")
+        :format(key, key == "width" and "columns" or "lines", vim.inspect(v))
+    end
   end
   return true, nil
 end

@@ -37,6 +37,7 @@ local function size(value, total, min)
   end
   return value
 end
+M.size = size
 
 --- The 'breakat' characters that can stand inside a number ("0.07", "1,000", "12:30", "3/4", "2026-12-07", "1e+5"):
 --- with 'linebreak' a window wraps after any of them, so "0." / "07" read as two numbers.
