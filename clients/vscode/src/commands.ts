@@ -341,12 +341,12 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Deps): 
   register(COMMANDS.copyAnswer, withAnswer(copyAnswer));
   register(COMMANDS.insertAnswer, withAnswer(insertAnswer));
   register(COMMANDS.chooseAnswers, (given?: SetupAnswers) =>
-    guarded(deps, () =>
-      chooseAnswerBackend(
-        async (params) => (await deps.server.request(ModelsRequest, params)).servers,
-        given && typeof given === 'object' ? given : {},
-      ),
-    ),
+    guarded(deps, async () => {
+      const answers = given && typeof given === 'object' ? given : {};
+      // Who writes them now, in the pick (not asked when the caller gave the kind: no pick is shown)
+      const now = answers.kind ? undefined : await deps.server.request(StatusRequest, {}).then(answersLabel, () => undefined);
+      return chooseAnswerBackend(async (params) => (await deps.server.request(ModelsRequest, params)).servers, answers, now);
+    }),
   );
   register(COMMANDS.serverSettings, () => openSettings('ragls.server', true));
   register(COMMANDS.answerSettings, () => openSettings('ragls.generation'));

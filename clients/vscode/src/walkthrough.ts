@@ -91,9 +91,10 @@ export type ModelsProbe = (params: ModelsParams) => Promise<LlmServer[]>;
 
 /**
  * Ask which backend writes answers; for a base URL, test the connection and pick one of the models it lists; save
- * the settings (user level). Returns what was saved, undefined when cancelled.
+ * the settings (user level). Returns what was saved, undefined when cancelled. `now`: who writes the answers now
+ * (status.ts answersLabel, "openai · gpt-4o-mini"), shown in the pick's input ("Now: …") so a change starts from it.
  */
-export async function chooseAnswerBackend(probe: ModelsProbe, given: SetupAnswers = {}): Promise<SetupResult | undefined> {
+export async function chooseAnswerBackend(probe: ModelsProbe, given: SetupAnswers = {}, now?: string): Promise<SetupResult | undefined> {
   let kind = given.kind;
   let found: LlmServer | undefined;
   if (!kind) {
@@ -115,6 +116,7 @@ export async function chooseAnswerBackend(probe: ModelsProbe, given: SetupAnswer
     items.push(...KIND_ITEMS);
     const picked = (await vscode.window.showQuickPick(items, {
       title: 'ragls: who should write answers?',
+      placeHolder: now ? `Now: ${now}` : undefined,
       ignoreFocusOut: true,
       matchOnDescription: true,
     })) as KindItem | undefined;

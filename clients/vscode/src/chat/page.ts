@@ -64,13 +64,19 @@ export function chatPage(webview: vscode.Webview, initial?: ChatPageInitial): st
   details.sources li { margin-bottom: .3em; padding-left: 1.9em; text-indent: -1.9em; }
   details.sources a.source { overflow-wrap: anywhere; }
   details.sources a.source .lines { white-space: nowrap; }
+  details.sources a.source .file { display: inline-block; max-width: 100%; text-indent: 0; text-decoration: inherit; }
   details.sources a.source .where-note { color: var(--vscode-descriptionForeground); font-size: .92em; }
   details.sources.uncited summary { color: var(--vscode-descriptionForeground); }
   details.sources .heading { display: block; color: var(--vscode-descriptionForeground); font-size: .92em; text-indent: 0; }
   footer { display: flex; gap: .4em; padding: .5em .6em; border-top: 1px solid var(--vscode-panel-border); }
   textarea { flex: 1; resize: none; font-family: inherit; font-size: inherit; background: var(--vscode-input-background); color: var(--vscode-input-foreground); border: 1px solid var(--vscode-input-border, transparent); padding: .3em; }
-  button { background: var(--vscode-button-background); color: var(--vscode-button-foreground); border: none; padding: .3em .8em; cursor: pointer; }
+  /* The theme's button border: Dark Modern's secondary buttons (Copy, Insert, Retry) have no background of their own,
+     only that border, and read as plain words without it. */
+  button { background: var(--vscode-button-background); color: var(--vscode-button-foreground); border: 1px solid var(--vscode-button-border, transparent); padding: .3em .8em; cursor: pointer; }
   button.secondary { background: var(--vscode-button-secondaryBackground); color: var(--vscode-button-secondaryForeground); }
+  /* Keyboard focus in the theme's focus colour, as VS Code draws it: the webview's own rule outlines a focused link
+     in -webkit-focus-ring-color, near black (#101010), unseen on a dark theme, and a focused button not at all. */
+  a:focus, button:focus, summary:focus, textarea:focus { outline: 1px solid var(--vscode-focusBorder); outline-offset: -1px; }
   [hidden] { display: none !important; }
 </style>
 </head>

@@ -105,12 +105,18 @@ export function turnHtml(turn: ChatTurn, ctx: TurnHtmlContext): string {
         const flag = supported.get(s.n) === false ? ' <span class="unsupported">(unsupported)</span>' : '';
         // A narrow side bar wraps the path after a "/" and keeps each range of lines whole: "deployment.md:12-" above
         // "16" read as line 12. A source quoted at places far apart wraps between its ranges: kept whole, its
-        // ":108-110, 119-120, 126-131" went under "[1]" and its path, each on a line of its own (flask-docs).
+        // ":108-110, 119-120, 126-131" went under "[1]" and its path, each on a line of its own (flask-docs). The file
+        // name and its first range go to the next line together (`.file`, an inline block) rather than break at a
+        // hyphen of the name ("ch04-01-what-is-" above "ownership.md:89-94", rust-book); only a name wider than the
+        // view breaks inside.
         const { path, lines, note } = sourceLabelParts(s);
         const noted = note ? ` <span class="where-note">(${escapeHtml(note)})</span>` : '';
         const ranges = lines.split(', ').map((range, i, all) =>
-          `<span class="lines">${i ? '' : ':'}${escapeHtml(range)}${i < all.length - 1 ? ',' : ''}</span>`).join(' ');
-        const where = `${escapeHtml(path).replace(/\//g, '/<wbr>')}${ranges}${noted}`;
+          `<span class="lines">${i ? '' : ':'}${escapeHtml(range)}${i < all.length - 1 ? ',' : ''}</span>`);
+        const slash = path.lastIndexOf('/') + 1;
+        const folders = escapeHtml(path.slice(0, slash)).replace(/\//g, '/<wbr>');
+        const file = `<span class="file">${escapeHtml(path.slice(slash))}${ranges[0]}</span>`;
+        const where = `${folders}${file}${ranges.length > 1 ? ` ${ranges.slice(1).join(' ')}` : ''}${noted}`;
         return `<li><a href="#" class="source" data-n="${s.n}">[${s.n}] ${where}</a>${flag}${title}</li>`;
       })
       .join('');

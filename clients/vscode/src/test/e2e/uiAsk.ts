@@ -20,7 +20,7 @@
  * lines; exits 0 only when every step passed. Needs the toolchain variables (codeServer.ts).
  */
 import { execFileSync } from 'node:child_process';
-import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { chatErrorSteps } from './uiChatErrors';
 import { extractedTextAfterReload } from './uiReload';
@@ -35,11 +35,16 @@ const LONG_COMMAND = 'beacon status --cluster lighthouse-north --fields name,fir
 /** The first index: code-server's extension host, the server's start and model load, then 4 files — 40-50 s with the
  * machine at load 12-20 on 2 cores; the wait returns as soon as the status bar shows it. */
 const FIRST_INDEX_TIMEOUT_MS = 240_000;
+/** The notes file under a name with hyphens, holding LONG_COMMAND: "[1] notes/firmware-version-check.md:…" is wider
+ * than the chat view, so it wraps, and the file name with its lines fits a line of its own. */
+const FIRMWARE_FILE = 'firmware-version-check.md';
 
 async function main(): Promise<number> {
   return uiSession('uiAsk', (ws) => {
-    // A command longer than the chat view is wide, in a code block (the step "a code block in an answer wraps").
-    appendFileSync(join(ws.handbook, 'docs', 'deployment.md'), `\n## Checking the firmware version\n\nTo list the firmware version of every beacon, run:\n\n\`\`\`sh\n${LONG_COMMAND}\n\`\`\`\n`);
+    // A command longer than the chat view is wide, in a code block (the step "a code block in an answer wraps"), in a
+    // file whose name has hyphens (the notes file renamed: still 4 files), so its source label has to wrap there.
+    renameSync(join(ws.notes, 'meeting-notes.md'), join(ws.notes, FIRMWARE_FILE));
+    appendFileSync(join(ws.notes, FIRMWARE_FILE), `\n## Checking the firmware version\n\nTo list the firmware version of every beacon, run:\n\n\`\`\`sh\n${LONG_COMMAND}\n\`\`\`\n`);
     // A staged change for the Source Control step.
     appendFileSync(join(ws.handbook, 'docs', 'calibration.md'), '\n## Safety\n\nWear gloves: the brass housing is sharp.\n');
     execFileSync('git', ['add', 'docs/calibration.md'], { cwd: ws.handbook });
@@ -262,6 +267,21 @@ async function main(): Promise<number> {
       await page.screenshot({ path: join(shots, 'walkthrough.png') });
     }, page, shots);
 
+    await step('"Choose How Answers Are Written" names the choice in use', async () => {
+      await page.keyboard.press('Escape');
+      await page.locator('.part.editor .monaco-editor .view-lines').first().click().catch(() => undefined);
+      await paletteCommand(page, 'ragls: Choose How Answers Are Written');
+      await page.keyboard.press('Enter');
+      await page.locator('.quick-input-widget .quick-input-title:has-text("who should write answers")').first()
+        .waitFor({ state: 'visible', timeout: 30_000 });
+      const input = page.locator('.quick-input-widget input').first();
+      let shown = '';
+      await until(page, 'the pick to name the choice in use', async () =>
+        (shown = (await input.getAttribute('placeholder')) ?? '') === 'Now: none (extractive answers, no LLM)', 10_000)
+        .catch(() => { throw new Error(`the pick's input reads ${JSON.stringify(shown)}`); });
+      await page.screenshot({ path: join(shots, 'choose-answers.png') });
+      await page.keyboard.press('Escape');
+    }, page, shots);
     await step('the Source Control button fills the commit message box', async () => {
       await page.keyboard.press('Control+Shift+G');
       // (the button shows once the Git extension has opened the repository: a loaded machine takes a while)
@@ -396,6 +416,84 @@ async function main(): Promise<number> {
       });
       if (inside.length) {
         throw new Error(`the code block breaks inside a word: ${JSON.stringify(inside)}`);
+      }
+      // A source label wraps after a "/" of its path, never inside the file name ("firmware-version-" above
+      // "check.md:3-9"): a name that fits a line is on one line. The label must wrap here, or this proves nothing.
+      /* eslint-disable @typescript-eslint/no-explicit-any -- (this file compiles without the DOM library) */
+      const labels: { label: string; rows: number; nameRows: number; fits: boolean }[] = await turn.evaluate((el) =>
+        Array.from(el.querySelectorAll('details.sources[open] a.source')).map((a: any) => {
+          const doc = a.ownerDocument;
+          const li = a.closest('li');
+          const style = doc.defaultView.getComputedStyle(li);
+          const width = li.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+          const walker = doc.createTreeWalker(a, 4 /* NodeFilter.SHOW_TEXT */);
+          const tops = new Set<number>();
+          const nameTops = new Set<number>();
+          let nameWidth = 0;
+          const label = (a.textContent ?? '') as string;
+          const name = label.replace(/^\[\d+\] /, '').replace(/:.*$/, '').split('/').pop() ?? '';
+          for (let node = walker.nextNode(), at = 0; node; node = walker.nextNode()) {
+            const text = node.textContent ?? '';
+            for (let i = 0; i < text.length; i++, at++) {
+              const range = doc.createRange();
+              range.setStart(node, i);
+              range.setEnd(node, i + 1);
+              const rect = range.getClientRects()[0];
+              if (!rect || rect.width === 0) {
+                continue;
+              }
+              tops.add(Math.round(rect.top));
+              const start = label.indexOf(name + ':');
+              if (at >= start && at < start + name.length) {
+                nameTops.add(Math.round(rect.top));
+                nameWidth += rect.width;
+              }
+            }
+          }
+          return { label, rows: tops.size, nameRows: nameTops.size, fits: nameWidth <= width };
+        }));
+      /* eslint-enable @typescript-eslint/no-explicit-any */
+      const firmware = labels.find((l) => l.label.includes(FIRMWARE_FILE));
+      if (!firmware || firmware.rows < 2) {
+        throw new Error(`the label of ${FIRMWARE_FILE} does not wrap (the view is wider than this step assumes): ${JSON.stringify(labels)}`);
+      }
+      const broken = labels.filter((l) => l.fits && l.nameRows > 1);
+      if (broken.length) {
+        throw new Error(`a source's file name is broken across lines though it fits one: ${JSON.stringify(broken)}`);
+      }
+      // Keyboard only: Shift+Tab from the input walks back through the turn's buttons and sources, each outlined in
+      // the theme's focus colour (the webview's default outline is near black, unseen on a dark theme, and none on a
+      // button); the buttons have the theme's button border (Dark Modern's secondary ones have no background).
+      /* eslint-disable @typescript-eslint/no-explicit-any */
+      const [focusColour, buttonBorder]: string[] = await turn.evaluate((el: any) =>
+        ['var(--vscode-focusBorder)', 'var(--vscode-button-border, transparent)'].map((value) => {
+          const probe = el.ownerDocument.createElement('div');
+          probe.style.outlineColor = value;
+          el.appendChild(probe);
+          const colour = el.ownerDocument.defaultView.getComputedStyle(probe).outlineColor;
+          probe.remove();
+          return colour;
+        }));
+      await webview.locator('#input').first().click();
+      const walked: string[] = [];
+      for (let i = 0; i < 8; i++) {
+        await page.keyboard.press('Shift+Tab');
+        const seen = await webview.locator(':focus').first().evaluate((el: any) => {
+          const s = el.ownerDocument.defaultView.getComputedStyle(el);
+          return { tag: el.tagName.toLowerCase(), text: (el.textContent ?? '').trim().slice(0, 30), outline: `${s.outlineStyle} ${s.outlineWidth} ${s.outlineColor}`,
+            border: `${s.borderTopStyle} ${s.borderTopWidth} ${s.borderTopColor}` };
+        });
+        walked.push(JSON.stringify(seen));
+        if (seen.outline !== `solid 1px ${focusColour}`) {
+          throw new Error(`the focused ${seen.tag} "${seen.text}" is outlined ${seen.outline}, not in the focus colour ${focusColour}; walked: ${walked.join(', ')}`);
+        }
+        if (seen.tag === 'button' && seen.border !== `solid 1px ${buttonBorder}`) {
+          throw new Error(`the button "${seen.text}" has the border ${seen.border}, not the theme's button border ${buttonBorder}`);
+        }
+      }
+      /* eslint-enable @typescript-eslint/no-explicit-any */
+      if (!walked.some((w) => w.includes('"tag":"a"')) || !walked.some((w) => w.includes('"tag":"button"'))) {
+        throw new Error(`Shift+Tab did not reach both a button and a source: ${walked.join(', ')}`);
       }
       await page.screenshot({ path: join(shots, 'chat-code-block.png') });
     }, page, shots);

@@ -49,7 +49,8 @@ editorSuite(() => {
       focusRanges: [range(3, 6), range(10, 12), range(16, 19)] }], citations: [{ n: 1 }], elapsedMs: 5 } as unknown as AskResult;
     const turn = turnHtml({ requestId: 1, question: 'q', shown: 'q', markdown: 'Use it [1].', streamed: '', status: 'done', result },
       { render: createRenderer(), titles: undefined, modelLoading: () => false, serverStep: () => undefined });
-    assert.ok(turn.includes('calibration.md<span class="lines">:4-6,</span> <span class="lines">11-12,</span> '
+    // (the file name and its first range one block, going to the next line together: uiAsk checks the layout)
+    assert.ok(turn.includes('<span class="file">calibration.md<span class="lines">:4-6,</span></span> <span class="lines">11-12,</span> '
       + '<span class="lines">17-19</span></a>'), turn);
   });
 
@@ -154,14 +155,14 @@ editorSuite(() => {
     const html = api.chat.html;
     // inline code breaks only at its spaces: each word kept whole (uiAsk checks the layout)
     assert.ok(html.includes('<code><span class="nw">beacon</span> <span class="nw">push</span> <span class="nw">--previous</span></code>'), html);
-    // (the path may wrap after a "/", the lines stay on one line: uiAsk checks the layout)
-    assert.match(html, /<a href="#" class="source" data-n="1">\[1\] handbook\/<wbr>docs\/<wbr>deployment\.md<span class="lines">:\d+(-\d+)?<\/span><\/a>/);
+    // (the path may wrap after a "/", the file name and its lines stay on one line: uiAsk checks the layout)
+    assert.match(html, /<a href="#" class="source" data-n="1">\[1\] handbook\/<wbr>docs\/<wbr><span class="file">deployment\.md<span class="lines">:\d+(-\d+)?<\/span><\/span><\/a>/);
     // The label is the cited lines (focusRange, as the CLI prints them and opening goes there), not the chunk's range.
     assert.ok(source.focusRange, `an extractive source has focus lines: ${JSON.stringify(source)}`);
     const f = source.focusRange;
     const last = f.end.character === 0 && f.end.line > f.start.line ? f.end.line : f.end.line + 1;
     const lines = last === f.start.line + 1 ? `${last}` : `${f.start.line + 1}-${last}`;
-    assert.ok(html.includes(`data-n="1">[1] handbook/<wbr>docs/<wbr>deployment.md<span class="lines">:${lines}</span></a>`),
+    assert.ok(html.includes(`data-n="1">[1] handbook/<wbr>docs/<wbr><span class="file">deployment.md<span class="lines">:${lines}</span></span></a>`),
       `${lines}:\n${html}`);
     for (const action of ['copy', 'insert', 'retry', 'openAll']) {
       assert.ok(html.includes(`<button data-action="${action}"`), `no ${action} button:\n${html}`);
@@ -331,7 +332,7 @@ editorSuite(() => {
     assert.equal(turn.status, 'done');
     assert.ok(turn.question.includes('rename the gizmo service'), turn.question);
     // Its sources are named relative to their workspace folder, never by an absolute path.
-    assert.match(api.chat.html, /class="source" data-n="\d+">\[\d+\] notes\/<wbr>meeting-notes\.md<span class="lines">:\d+/);
+    assert.match(api.chat.html, /class="source" data-n="\d+">\[\d+\] notes\/<wbr><span class="file">meeting-notes\.md<span class="lines">:\d+/);
     assert.ok(!api.chat.html.includes(notes.uri.fsPath), api.chat.html);
   });
 
