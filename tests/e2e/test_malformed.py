@@ -88,6 +88,12 @@ def test_unreadable_requests_get_errors_and_the_server_keeps_serving(tmp_path):
         assert client.response(6)["error"] == {"code": -32602,  # was -32603 "ValueError: Invalid IPv6 URL"
                                                "message": "baseUrl: 'http://[::1' is not a URL (Invalid IPv6 URL); "
                                                           "e.g. http://127.0.0.1:8080/v1"}
+        client.send({"id": 7, "method": "rag/rebuild", "params": {"workspaceFolder": "file:///tmp/docs%00"}})
+        assert client.response(7)["error"] == {"code": -32602,  # was -32603 "ValueError: embedded null byte"
+                                               "message": "workspaceFolder 'file:///tmp/docs%00': a NUL character "
+                                                          "in its path"}
+        client.send({"id": 8, "method": "rag/query", "params": {"query": "backoff", "rag": "file://server/docs"}})
+        assert client.response(8)["error"]["code"] == -32602
         popups = [m for m in client.received if m.get("method") == "window/showMessage"]
         assert popups == []
     finally:

@@ -24,7 +24,7 @@ from ragls.config.trust_filter import load_folder_settings
 from ragls.core.errors import InvalidParams, RaglsError
 from ragls.core.ir import Answer, Chunk, Hit
 from ragls.core.telemetry import traced
-from ragls.core.uris import folder_uri_path, uri_to_path
+from ragls.core.uris import folder_uri_path
 from ragls.embedding.embed import Embedder, pinned_model_note
 from ragls.index.indexer import FolderIndex, ProgressFn, SyncReport
 from ragls.index.paths import workspace_index_dirs
@@ -233,7 +233,12 @@ class RagWorkspace:
         """Position of a workspace folder given as file:// URI, path or folder name. Raises InvalidParams."""
 
         text = uri_or_path.strip()
-        target = uri_to_path(text) if text.startswith("file:") else None
+        target = None
+        if text.startswith("file:"):
+            try:
+                target = folder_uri_path(text)
+            except ValueError as exc:  # a NUL in it failed the path resolution with a -32603 "embedded null byte"
+                raise InvalidParams(f"workspaceFolder {uri_or_path!r}: {exc}") from None
         for i, f in enumerate(self.folders):
             if (target is not None and Path(target).resolve() == f) or text in (f.name, str(f)):
                 return i
