@@ -137,3 +137,10 @@ def participle(word: str) -> bool:
     """True when the lower-case `word` is an English past participle: one of `_IRREGULAR_PARTICIPLES`, or a word
     of general English (`_english_words`, BERT's WordPiece words) ending in "ed" (built, signed, generated)."""
     return word in _IRREGULAR_PARTICIPLES or word.endswith("ed") and word in _english_words()
+
+
+def american_spellings(word: str) -> list[str]:
+    """The American spellings `_BRITISH`'s rules give the lower-case `word` ("anonymise" -> ["anonymize"], "colour"
+    -> ["color"]); [] when no rule applies. What docs in American English may write for a British word that no
+    dictionary here holds (`names.absent_names`)."""
+    return [rule.sub(american, word) for rule, american in _BRITISH if rule.search(word)]
