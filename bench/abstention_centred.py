@@ -73,10 +73,23 @@ def word_deltas(res, hits, P, base, embed_query) -> list[dict]:
     return out
 
 
+def evidence_row(name: str, q: dict, res, r) -> dict:
+    """The question `q` of set `name`, the product's decision on `res` (`ws.retrieve`'s result) at the retrieval
+    settings `r`, and every `Evidence` field with the absent names and words and the probability."""
+    from ragls.retrieval.relevance import abstained
+
+    ev = res.evidence
+    row = {"id": q["id"], "set": name, "kind": q["kind"], "answerable": bool(q.get("gold")), "question": q["question"],
+           "abstained": abstained(res, r.abstention_floor, min_probability=r.abstention_probability)}
+    if ev is not None:
+        row.update({f: getattr(ev, f) for f in FEATURES}, absent_names=list(ev.absent_names),
+                   absent_words=list(ev.absent_words), p=ev.probability(), sentence_cosine=ev.sentence_cosine)
+    return row
+
+
 def collect(name: str, folder: Path) -> list[dict]:
     import lancedb
     from ragls.retrieval import abstention as A
-    from ragls.retrieval.relevance import abstained
     from ragls.workspace.rag_workspace import RagWorkspace
 
     ws = RagWorkspace([folder])
@@ -88,13 +101,8 @@ def collect(name: str, folder: Path) -> list[dict]:
         rows = []
         for q in questions(name):
             res = ws.retrieve(q["question"])
-            ev, hits = res.evidence, list(res)[:5]
-            row = {"id": q["id"], "set": name, "kind": q["kind"], "answerable": bool(q.get("gold")),
-                   "question": q["question"],
-                   "abstained": abstained(res, r.abstention_floor, min_probability=r.abstention_probability)}
-            if ev is not None:
-                row.update({f: getattr(ev, f) for f in FEATURES}, absent_names=list(ev.absent_names),
-                           absent_words=list(ev.absent_words), p=ev.probability())
+            hits = list(res)[:5]
+            row = evidence_row(name, q, res, r)
             qv = res.query.vector if res.query is not None else None
             if qv is not None and hits:
                 P = np.asarray(emb.embed_memoised([A.focus_text(h)[:1000] for h in hits[:3]]))
