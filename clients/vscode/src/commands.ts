@@ -158,7 +158,10 @@ export function askSelection(deps: Deps, question?: string): Promise<AskResult |
     if (text.length > MAX_SELECTION_CHARS) {
       text = `${text.slice(0, MAX_SELECTION_CHARS)}\n…`;
     }
-    const where = `${vscode.workspace.asRelativePath(document.uri)}:${selection.start.line + 1}-${selection.end.line + 1}`;
+    // A selection ending at the start of a line (Shift+Down, Ctrl+L, a triple click) holds nothing of that line: the
+    // lines end before it ("3-7" was shown, and told the model, for lines 3-6), as answer.ts reads a range's end.
+    const last = selection.end.character === 0 && selection.end.line > selection.start.line ? selection.end.line : selection.end.line + 1;
+    const where = `${vscode.workspace.asRelativePath(document.uri)}:${selection.start.line + 1}-${last}`;
     const fence = text.includes('```') ? '~~~~' : '```';
     const full = `${q.trim()}\n\nSelected text (${where}):\n${fence}\n${text}\n${fence}`;
     const doc = selectionDocument(document);

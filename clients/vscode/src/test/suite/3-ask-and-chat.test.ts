@@ -319,7 +319,8 @@ editorSuite(() => {
     const editor = await vscode.window.showTextDocument(uri);
     const line = editor.document.getText().split('\n').findIndex((l) => l.includes('rename the gizmo service'));
     assert.ok(line >= 0, `no 'rename the gizmo service' line in ${uri.fsPath}`);
-    editor.selection = new vscode.Selection(line, 0, line, editor.document.lineAt(line).text.length);
+    // The whole line as Shift+Down or Ctrl+L selects it: up to the start of the next line, which holds nothing of it
+    editor.selection = new vscode.Selection(line, 0, line + 1, 0);
     api.chat.newChat();
     const result = await vscode.commands.executeCommand<AskResult>('ragls.askSelection', 'Who owns this rename?');
     assert.ok(result, 'Ask About Selection returned nothing');
@@ -331,6 +332,7 @@ editorSuite(() => {
     assert.equal(turn.shown, `Who owns this rename? (notes/meeting-notes.md:${line + 1}-${line + 1})`);
     assert.equal(turn.status, 'done');
     assert.ok(turn.question.includes('rename the gizmo service'), turn.question);
+    assert.ok(turn.question.includes(`Selected text (notes/meeting-notes.md:${line + 1}-${line + 1}):`), turn.question);
     // Its sources are named relative to their workspace folder, never by an absolute path.
     assert.match(api.chat.html, /class="source" data-n="\d+">\[\d+\] notes\/<wbr><span class="file">meeting-notes\.md<span class="lines">:\d+/);
     assert.ok(!api.chat.html.includes(notes.uri.fsPath), api.chat.html);
