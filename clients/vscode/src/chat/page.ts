@@ -64,7 +64,9 @@ export function chatPage(webview: vscode.Webview, initial?: ChatPageInitial): st
   details.sources li { margin-bottom: .3em; padding-left: 1.9em; text-indent: -1.9em; }
   details.sources a.source { overflow-wrap: anywhere; }
   details.sources a.source .lines { white-space: nowrap; }
-  details.sources a.source .file { display: inline-block; max-width: 100%; text-indent: 0; text-decoration: inherit; }
+  /* (top: a name wider than the view wraps inside it, its first line beside "[1]"; by the baseline "[1]" stood beside
+     its last line, the first one above it) */
+  details.sources a.source .file { display: inline-block; vertical-align: top; max-width: 100%; text-indent: 0; text-decoration: inherit; }
   details.sources a.source .where-note { color: var(--vscode-descriptionForeground); font-size: .92em; }
   details.sources.uncited summary { color: var(--vscode-descriptionForeground); }
   details.sources .heading { display: block; color: var(--vscode-descriptionForeground); font-size: .92em; text-indent: 0; }

@@ -461,6 +461,37 @@ async function main(): Promise<number> {
       if (broken.length) {
         throw new Error(`a source's file name is broken across lines though it fits one: ${JSON.stringify(broken)}`);
       }
+      // The view dragged narrower than the file name: the name wraps inside, and the label still reads from its "[n]"
+      // down (nothing of it above the row of "[1]": by the baseline, "[1]" stood beside the name's last line).
+      const above: string[] = await turn.evaluate((el: any) => { // eslint-disable-line @typescript-eslint/no-explicit-any
+        const doc = el.ownerDocument;
+        const before = doc.body.style.width;
+        doc.body.style.width = '150px';
+        const out: string[] = [];
+        for (const a of Array.from(el.querySelectorAll('details.sources[open] a.source')) as any[]) { // eslint-disable-line @typescript-eslint/no-explicit-any
+          const tops: number[] = [];
+          const walker = doc.createTreeWalker(a, 4 /* NodeFilter.SHOW_TEXT */);
+          for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+            for (let i = 0; i < (node.textContent ?? '').length; i++) {
+              const range = doc.createRange();
+              range.setStart(node, i);
+              range.setEnd(node, i + 1);
+              const rect = range.getClientRects()[0];
+              if (rect && rect.width > 0) {
+                tops.push(Math.round(rect.top));
+              }
+            }
+          }
+          if (tops.length && Math.min(...tops) < tops[0]) {
+            out.push(`${a.textContent}: a row above its "[n]" (${tops[0] - Math.min(...tops)} px)`);
+          }
+        }
+        doc.body.style.width = before;
+        return out;
+      });
+      if (above.length) {
+        throw new Error(`in a narrow view a source label reads out of order: ${JSON.stringify(above)}`);
+      }
       // Keyboard only: Shift+Tab from the input walks back through the turn's buttons and sources, each outlined in
       // the theme's focus colour (the webview's default outline is near black, unseen on a dark theme, and none on a
       // button); the buttons have the theme's button border (Dark Modern's secondary ones have no background).
