@@ -5,11 +5,13 @@ Neovim show "loading model" on the prefix, docs/protocol.md). A real LSP client 
 
 from __future__ import annotations
 
+import asyncio
 import subprocess
 import sys
 
 import pytest
 from lspkit import copy_docs, lsp_server, server_env, wait_indexed
+from lsprotocol import types
 
 LOADING = "loading the embedding model"
 
@@ -36,3 +38,49 @@ async def test_every_progress_message_says_the_model_loads_while_it_does(tmp_pat
     fallback = [m for m in messages[loading:done] if "bundled offline embedding model" in m]
     assert fallback, messages  # ragls's default model cannot be downloaded here: the bundled MiniLM loads
     assert all(m.startswith(LOADING) for m in messages[loading:done]), messages[loading:done]
+
+
+def _many_sections(folder):
+    """A folder of 40 short sections and 6 long ones (several embedding windows each), so each vector step of a
+    first index (first vectors in batches of 32, long sections' windows, answer sentences) takes more than one
+    batch. Written for this test: words of no fixture."""
+    folder.mkdir()
+    for f in range(4):
+        parts = [f"# Topic {f}\n"]
+        for s in range(10):
+            parts.append(f"## Setting {f}-{s}\n\nThe option number {s} of topic {f} sets how often the worker "
+                         f"retries a failed job. It defaults to {s + 2} tries. Raise it on a slow network.\n")
+        (folder / f"topic{f}.md").write_text("\n".join(parts), encoding="utf-8")
+    for f in range(6):
+        body = " ".join(f"Paragraph {k} of chapter {f} explains how the scheduler orders queued jobs by priority "
+                        f"and age, and why a job waiting {k} minutes is promoted." for k in range(40))
+        (folder / f"chapter{f}.md").write_text(f"# Chapter {f}\n\n{body}\n", encoding="utf-8")
+    return folder
+
+
+@pytest.mark.asyncio
+async def test_a_first_index_reports_one_progress_that_reaches_100_percent_once(tmp_path):
+    # session 66: the three vector steps each counted from 0 to 100 %, so the editor's bar started over twice
+    folder = _many_sections(tmp_path / "docs")
+    async with lsp_server(folder, server_env(tmp_path / "cache"), {}) as client:
+        await wait_indexed(client)
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + 240
+        while not any(isinstance(v, types.WorkDoneProgressEnd) for reports in client.progress_reports.values()
+                      for v in reports) and loop.time() < deadline:
+            await asyncio.sleep(0.2)
+        tokens = list(client.progress_reports)
+        first = client.progress_reports[tokens[0]]
+    assert isinstance(first[-1], types.WorkDoneProgressEnd), first[-1]
+    assert first[-1].message == "done"
+    steps = [(v.message, v.percentage) for v in first[1:-1] if v.percentage is not None
+             and v.message.startswith("for ")]
+    messages = [m for m, _ in steps]
+    percentages = [p for _, p in steps]
+    assert percentages == sorted(percentages), steps  # never back to 0 at a new step
+    assert percentages[0] < 10 and 50 < percentages[-1] < 100, steps
+    # all three steps were reported, in order, each with its place among them
+    assert any(m.startswith("for meaning search ") and m.endswith(", step 1 of 3") for m in messages), messages
+    assert any(m.startswith("for meaning search in long sections ") and m.endswith(", step 2 of 3")
+               for m in messages), messages
+    assert any(m.startswith("for faster answers ") and m.endswith(", step 3 of 3") for m in messages), messages

@@ -90,6 +90,7 @@ class IndexWorker:
         self._last_event = 0.0
         self._stop = threading.Event()
         self._busy = False
+        self._busy_pct = 0  # the highest percentage reported in this busy period (`_set_busy`)
         self._writes_since_compact = 0
         self._embedded_since_release = False  # the model ran for the index since its memory was last given back
         self._next_takeover = 0.0
@@ -330,12 +331,17 @@ class IndexWorker:
             not idx.vectors_ready and idx.vectors_error is None for idx in self.ws.indexes)
 
     def _set_busy(self, busy: bool, message: str, pct: int | None = None) -> None:
+        """Report the "ragls: indexing" progress: one begin/report/end per busy period, whose percentage never
+        goes back (new chunks arriving mid-way lower `vector_progress`'s figure; the bar holds until it passes)."""
         if busy != self._busy or busy:
             self._busy = busy
             if busy:
                 self.idle.clear()
+                if pct is not None:
+                    pct = self._busy_pct = max(pct, self._busy_pct)
             else:
                 self.idle.set()
+                self._busy_pct = 0
             try:
                 self.on_busy(busy, message, pct)
             except Exception:
@@ -481,27 +487,45 @@ class IndexWorker:
 
     def _embed_one_batch(self) -> None:
         """One vector-phase batch of the first folder with work: first vectors, then the remaining windows, then
-        the answer sentences (`FolderIndex.embed_pending_batch`)."""
+        the answer sentences (`FolderIndex.embed_pending_batch`), reported as steps of one progress
+        (`vector_progress`)."""
         for idx in self.ws.indexes:
             if idx.vector_work():
-                total = idx.manifest.chunk_count()
-                pending = idx.pending_count()
-                windows = idx.pending_windows_count() or 0
-                # The progress message says what the user gets, not the step's name (docs/protocol.md: the
-                # client shows it after its title, "ragls: indexing for meaning search 340/1200 sections (28%)").
-                if pending:  # first vectors: until then a chunk is found by its words alone
-                    done = total - pending
-                    message = f"for meaning search {done}/{total} sections"
-                elif windows:  # the rest of each long chunk's windows
-                    done = total - windows
-                    message = f"for meaning search in long sections {done}/{total}"
-                else:  # the sentence pass (vector_phase.py): the answer sentences of the chunks
-                    done = max(0, total - idx.pending_sentences_count())
-                    message = f"for faster answers {done}/{total} sections"
-                pct = int(100 * done / total) if total else None
-                self._set_busy(True, message, pct)
+                self._set_busy(True, *self.vector_progress(idx))
                 idx.embed_pending_batch(should_yield=self.text_work_due)
                 return
+
+    def vector_progress(self, idx) -> tuple[str, int | None]:
+        """(message, percentage 0-100 or None without chunks) of the vector phase while `idx` has work.
+
+        The message names the step of the folder `idx` and says what the user gets, not the step's name
+        (docs/protocol.md: the client shows it after its title, "ragls: indexing for meaning search 340/1200
+        sections, step 1 of 3 (9%)"). The percentage covers every step of every folder with its vector store
+        open, so a first index counts from 0 to 100 % once, not once per step: each chunk counts once per step
+        (its first vector; its other windows, done at once for a chunk with one window; its answer sentences when
+        the sentence pass runs), done = sum over folders and steps of chunks past that step. Counts only fall
+        while no file changes; `_set_busy` keeps the percentage from going back when new chunks arrive."""
+        steps = 3 if any(i.answer_sentences is not None for i in self.ws.indexes) else 2
+        done_all = total_all = 0
+        for i in self.ws.indexes:
+            windows_left = i.pending_windows_count()
+            if windows_left is None:  # vector store not open: its chunks are not counted yet
+                continue
+            n = i.manifest.chunk_count()
+            total_all += steps * n
+            done_all += (n - i.pending_count()) + (n - windows_left)
+            if steps == 3:
+                done_all += n - i.pending_sentences_count()
+        total = idx.manifest.chunk_count()
+        pending = idx.pending_count()
+        windows = idx.pending_windows_count() or 0
+        if pending:  # first vectors: until then a chunk is found by its words alone
+            message = f"for meaning search {total - pending}/{total} sections, step 1 of {steps}"
+        elif windows:  # the rest of each long chunk's windows
+            message = f"for meaning search in long sections {total - windows}/{total}, step 2 of {steps}"
+        else:  # the sentence pass (vector_phase.py): the answer sentences of the chunks
+            message = f"for faster answers {max(0, total - idx.pending_sentences_count())}/{total} sections, step 3 of 3"
+        return message, int(100 * max(0, done_all) / total_all) if total_all else None
 
     def _handover(self) -> None:
         """Give the index of every folder an editor asked for to that editor (indexer.YIELDING_ROLES)."""
