@@ -10,14 +10,19 @@ import type { WorkDoneProgressBegin, WorkDoneProgressEnd, WorkDoneProgressReport
 import { EMBEDDING_LOADING_MESSAGE, EMBEDDING_LOADING_NOTE, INDEXING_TITLE, StatusResult } from './protocol';
 import { counted } from './words';
 
-/** Longest progress message shown whole in the status bar itself ("for meaning search in long sections
- * 10400/12000", the longest of the server's steps with their counts); a longer one is cut there (`barMessage`) and
- * whole in its tooltip. */
-export const SHORT_MESSAGE_CHARS = 48;
+/** Longest progress message shown whole in the step a waiting chat turn names (`StatusBar.step`: "for meaning search
+ * in long sections 10400/12000", the longest of the server's steps with their counts); a longer one is cut there
+ * (`barMessage`) and whole in the status bar item's tooltip. */
+export const SHORT_MESSAGE_CHARS = 64;
 
-/** A progress message as the status bar item shows it: whole up to SHORT_MESSAGE_CHARS; else its step alone, the
- * part before its first ": " ("loading the embedding model: using the bundled offline embedding model …" is the
- * step "loading the embedding model" and a notice); else cut at a word with "…" (the tooltip has it whole). */
+/** Most characters of the status bar item's text while indexing, its icon's `$(sync~spin)` not counted ("ragls:
+ * indexing 42% · loading model"): about the width of VS Code's "Ln 12, Col 34" and "Spaces: 4" together. */
+export const ITEM_CHARS = 36;
+
+/** A progress message as `StatusBar.step` (a waiting chat turn) says it: whole up to SHORT_MESSAGE_CHARS; else its
+ * step alone, the part before its first ": " ("loading the embedding model: using the bundled offline embedding
+ * model …" is the step "loading the embedding model" and a notice); else cut at a word with "…" (the status bar
+ * item's tooltip has it whole). */
 export function barMessage(message: string): string {
   if (message.length <= SHORT_MESSAGE_CHARS) {
     return message;
@@ -267,13 +272,17 @@ export class StatusBar implements vscode.Disposable {
   private showIndexing(message: string | undefined, percentage: number | undefined): void {
     this.progressMessage = message;
     const pct = percentage !== undefined ? ` ${Math.round(percentage)}%` : '';
-    // The step in the item ("for meaning search 120/456 sections", "loading the embedding model"), a long one (a model
-    // download) cut there and whole in the tooltip.
+    // The step ("for meaning search 120/456 sections, step 1 of 3"), a long one (a model download) cut, for a waiting
+    // chat turn; the whole message in the tooltip.
     const short = message ? ` · ${barMessage(message)}` : '';
-    const loading = (message ?? '').startsWith(EMBEDDING_LOADING_MESSAGE) ? `\n\n${capitalized(EMBEDDING_LOADING_NOTE)}.` : '';
+    const loadingModel = (message ?? '').startsWith(EMBEDDING_LOADING_MESSAGE);
+    const loading = loadingModel ? `\n\n${capitalized(EMBEDDING_LOADING_NOTE)}.` : '';
     const tooltip = `ragls: indexing${pct}${message ? `\n\n${message}` : ''}${loading}`;
     this.step = `indexing${pct}${short}`;
-    this.set('indexing', `$(sync~spin) ragls: ${this.step}`, tooltip);
+    // The item itself stays short (ITEM_CHARS): with the step it was ~60 characters and pushed VS Code's own Ln/Col,
+    // spaces and encoding items out of a 1000-pixel window's status bar for the whole first index. Only "loading
+    // model" is said there too (docs/protocol.md: search uses keywords meanwhile), as the ready item says it.
+    this.set('indexing', `$(sync~spin) ragls: indexing${pct}${loadingModel ? ' · loading model' : ''}`, tooltip);
   }
 
   /** Forget indexing progress of a server that is gone (its `end` will never come). */

@@ -7,7 +7,7 @@ import { ThreadStore } from '../../chat/thread';
 import { ChatView } from '../../chat/view';
 import { WAITING_FOR_MODEL } from '../../chat/turnHtml';
 import { formatStatus } from '../../commands';
-import { embeddingLabel } from '../../status';
+import { embeddingLabel, ITEM_CHARS } from '../../status';
 import { escapeHtml } from '../../webview';
 import { StatusRequest, StatusResult } from '../../protocol';
 import { editorSuite, api, handbook, notes } from './helpers';
@@ -30,30 +30,41 @@ editorSuite(() => {
     assert.equal(status.generation.backend, 'none');
   });
 
-  test('the status bar item says the indexing step itself (the hover has it whole)', async () => {
-    // The server's own messages (workspace/watch.py, embedding/embed.py), fed as its work-done progress.
+  test('the status bar item says indexing and its percentage in a few characters, the step in its hover', async () => {
+    // The server's own messages (workspace/watch.py, embedding/embed.py), fed as its work-done progress. The item
+    // had the step too (~60 characters), which pushed VS Code's Ln/Col and encoding items out of a 1000-px window.
     const token = 'ragls-test-step';
+    const itemChars = () => api.status.text.replace('$(sync~spin) ', '').length;
     try {
       api.status.onWorkDoneProgress(token, { kind: 'begin', title: 'ragls: indexing', message: 'loading the embedding model', percentage: 0 });
-      assert.equal(api.status.text, '$(sync~spin) ragls: indexing 0% · loading the embedding model');
+      assert.equal(api.status.text, '$(sync~spin) ragls: indexing 0% · loading model');
       assert.equal(api.status.step, 'indexing 0% · loading the embedding model', 'the step a waiting chat turn names');
-      // As the server sends it with the fallback model's notice (lsp/server.py): the step alone, the notice in the hover.
+      // As the server sends it with the fallback model's notice (lsp/server.py): the notice in the hover.
       const notice = 'using the bundled offline embedding model sentence-transformers/all-MiniLM-L6-v2 (ragls\'s default is not downloaded)';
       api.status.onWorkDoneProgress(token, { kind: 'report', message: `loading the embedding model: ${notice}`, percentage: 0 });
-      assert.equal(api.status.text, '$(sync~spin) ragls: indexing 0% · loading the embedding model');
+      assert.equal(api.status.text, '$(sync~spin) ragls: indexing 0% · loading model');
       assert.ok(String(api.status.item.tooltip).includes(notice), String(api.status.item.tooltip));
-      api.status.onWorkDoneProgress(token, { kind: 'report', message: 'for faster answers 120/894 sections', percentage: 13 });
-      assert.equal(api.status.text, '$(sync~spin) ragls: indexing 13% · for faster answers 120/894 sections');
+      api.status.onWorkDoneProgress(token, { kind: 'report', message: 'for faster answers 120/894 sections, step 3 of 3', percentage: 93 });
+      assert.equal(api.status.text, '$(sync~spin) ragls: indexing 93%');
+      assert.equal(String(api.status.item.tooltip), 'ragls: indexing 93%\n\nfor faster answers 120/894 sections, step 3 of 3');
+      assert.equal(api.status.step, 'indexing 93% · for faster answers 120/894 sections, step 3 of 3');
       // a report with neither keeps both (it was "ragls: indexing · …" with the percentage gone)
       api.status.onWorkDoneProgress(token, { kind: 'report' });
-      assert.equal(api.status.text, '$(sync~spin) ragls: indexing 13% · for faster answers 120/894 sections');
-      // the server's longest step, with a big folder's count, whole: the count is what the user watches
-      api.status.onWorkDoneProgress(token, { kind: 'report', message: 'for meaning search in long sections 10400/12000', percentage: 86 });
-      assert.equal(api.status.text, '$(sync~spin) ragls: indexing 86% · for meaning search in long sections 10400/12000');
-      const download = 'downloading embedding model BAAI/bge-small-en-v1.5 (first run only)';
+      assert.equal(api.status.text, '$(sync~spin) ragls: indexing 93%');
+      assert.ok(String(api.status.item.tooltip).endsWith('for faster answers 120/894 sections, step 3 of 3'), String(api.status.item.tooltip));
+      // the server's longest step, with a big folder's count: short in the item, whole in the hover and the chat's step
+      const longest = 'for meaning search in long sections 10400/12000, step 2 of 3';
+      api.status.onWorkDoneProgress(token, { kind: 'report', message: longest, percentage: 56 });
+      assert.equal(api.status.text, '$(sync~spin) ragls: indexing 56%');
+      assert.ok(itemChars() <= ITEM_CHARS, api.status.text);
+      assert.ok(String(api.status.item.tooltip).includes(longest), String(api.status.item.tooltip));
+      assert.equal(api.status.step, `indexing 56% · ${longest}`);
+      const download = 'loading the embedding model: downloading embedding model BAAI/bge-small-en-v1.5 (first run only)';
       api.status.onWorkDoneProgress(token, { kind: 'report', message: download, percentage: 0 });
-      assert.equal(api.status.text, '$(sync~spin) ragls: indexing 0% · downloading embedding model…');
+      assert.equal(api.status.text, '$(sync~spin) ragls: indexing 0% · loading model');
+      assert.ok(itemChars() <= ITEM_CHARS, api.status.text);
       assert.ok(String(api.status.item.tooltip).includes(download), String(api.status.item.tooltip));
+      assert.equal(api.status.step, 'indexing 0% · loading the embedding model');
     } finally {
       api.status.onWorkDoneProgress(token, { kind: 'end' });
       await api.server.refreshStatus();
