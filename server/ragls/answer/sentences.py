@@ -1,6 +1,6 @@
 """The sentences of a paragraph or list item (answer/passages.py): its source lines joined, line prefixes ("- ",
 "> ") removed, split at sentence punctuation followed by a capital — never at a line break, nor after "e.g.", "i.e.",
-"cf." or "vs." — each sentence with the chunk lines it spans (`joined_lines`, `sentence_spans`)."""
+"cf.", "vs." or "Fig." — each sentence with the chunk lines it spans (`joined_lines`, `sentence_spans`)."""
 
 from __future__ import annotations
 
@@ -13,10 +13,11 @@ __all__ = ["item_sentences", "join_next", "joined_lines", "last_sentence", "sent
 # a list item's marker or a blockquote's ">" opening a line
 _LINE_PREFIX = re.compile(r"^\s*(?:>\s*)*(?:[-*+]\s+|\d+[.)]\s+|#\.\s+)?")
 
-# Sentence punctuation, whitespace, then a capital or digit; never after "e.g.", "i.e.", "cf." or "vs.", which do not
-# end a sentence ("very old (e.g. Python 3.6) and very new ..." is one sentence).
-_SENTENCE_SPLIT = re.compile(r"(?<=[.!?])(?<!\b[eE]\.g\.)(?<!\b[iI]\.e\.)(?<!\b[cC]f\.)(?<!\bvs\.)\s+"
-                             r"(?=[\"'(\[`*_]?[A-Z0-9])")
+# Sentence punctuation, whitespace, then a capital or digit; never after "e.g.", "i.e.", "cf.", "vs.", "Fig." or
+# "Figs.", which do not end a sentence ("very old (e.g. Python 3.6) and very new ..." is one sentence; Sphinx's
+# "... by its figure number like "Fig. 1.1"." was cut after "Fig.").
+_SENTENCE_SPLIT = re.compile(r"(?<=[.!?])(?<!\b[eE]\.g\.)(?<!\b[iI]\.e\.)(?<!\b[cC]f\.)(?<!\bvs\.)(?<!\bFig\.)"
+                             r"(?<!\bFigs\.)\s+(?=[\"'(\[`*_]?[A-Z0-9])")
 
 
 def joined_lines(lines: list[str], start: int) -> tuple[str, list[tuple[int, int]]]:
