@@ -35,6 +35,7 @@ from ragls.answer.neighbours import (
     read_with_neighbours,
     with_code_after,
 )
+from ragls.answer.next_passage import by_source, with_next_passages
 from ragls.answer.passages import LIST_ITEM, Unit, chunk_units, clean_markup, units
 from ragls.answer.program_output import EXAMPLE_END
 from ragls.answer.repeats import quoted_once
@@ -235,7 +236,10 @@ def extractive_picks(question: str, sources: list[tuple[int, Hit]],
     last, the best-scored one, even below the floor or past `max_sentences` (one passage more). Without
     `max_sentences`, the passage whose sentence reads closest to the question (the highest cosine, `_closest`) is
     quoted after the picks when they do not hold it, whatever its score (one passage more), and so is the closest
-    of all candidates when the pre-selection left it out (`_rescued`). With no candidate
+    of all candidates when the pre-selection left it out (`_rescued`); and after each passage read with its
+    neighbours, the passage right after it in its chunk when that one scores NEXT_FLOOR (0.45) of the best passage,
+    any candidate, pre-selected or not — as many as the floor left places among the picks, at least one, the best
+    first (`next_passage.with_next_passages`). With no candidate
     at all, the first sentence of each of the two best sources is used. A passage shows a short code block after it
     when on topic, or when it is the paragraph's last sentence and the block at most EXAMPLE_LINES lines
     (`with_code_after`). A sentence
@@ -247,6 +251,7 @@ def extractive_picks(question: str, sources: list[tuple[int, Hit]],
     candidates, firsts = candidate_passages(sources, literal_terms(question), question, files)
     cosines = None
     rescued = None  # with embed: the closest candidate of all when the word pre-selection left it out (`_rescued`)
+    every_passage: dict = {}  # with embed: each source's passages in order with their scores (`by_source`)
     if embed is not None and candidates:
         # the sentence alone: a code block it introduces would pull its cosine away from the question it answers
         qvec = embed_query(question) if embed_query is not None else embed([question])[0]
@@ -254,6 +259,9 @@ def extractive_picks(question: str, sources: list[tuple[int, Hit]],
         every_cosine = _with_lead_ins([float(v) for v in (vecs @ qvec)], candidates, embed, qvec)
         worth = _worth_embedding(query, candidates)  # the others cannot be picked
         rescued = _rescued(query, candidates, every_cosine, worth)
+        scores = passage_scores(query, [c.unit for c in candidates], [c.words for c in candidates], every_cosine)
+        every_passage = by_source([(c.n, c.unit, None if x is None else x * c.weight * rank_prior(c.rank))
+                                   for c, x in zip(candidates, scores)])  # every candidate, for `with_next_passages`
         candidates = [candidates[i] for i in worth]
         cosines = [every_cosine[i] for i in worth]
     weights = passage_scores(query, [c.unit for c in candidates], [c.words for c in candidates], cosines)
@@ -290,6 +298,8 @@ def extractive_picks(question: str, sources: list[tuple[int, Hit]],
             if max_sentences is None and len(picked) == limit == EXTRACTIVE_MAX_SENTENCES \
                     and sum(len(u.text) for _, u in picked) < SHORT_ANSWER_CHARS:
                 limit += 1  # four short passages: room for a fifth
+    best = -scored[0][0] if scored else 0.0
+    room = limit - len(picked)  # the places the quoting floor left empty (`with_next_passages` fills them)
     if closest is not None and max_sentences is None:
         n, unit = closest  # the passage reading closest to the question, whatever its source's rank
         if _fresh(n, unit, picked, seen):
@@ -308,6 +318,8 @@ def extractive_picks(question: str, sources: list[tuple[int, Hit]],
             picked.append((n, unit))
             break
     picked = read_with_neighbours(picked, dict(sources), query, files)
+    if every_passage and best > 0 and max_sentences is None:  # the passage after a quoted one (answer/next_passage.py)
+        picked = with_next_passages(picked, every_passage, best, dict(sources), room)
     picked = [(n, block_across(n, unit, dict(sources))) for n, unit in picked]  # a lead-in's block in the next chunk
     picked = [(n, block_continued(n, unit, dict(sources))) for n, unit in picked]  # a block the chunk's end cut
     introduced = {(n, u.block_end) for n, u in picked if u.attached}  # blocks a picked ":" sentence shows

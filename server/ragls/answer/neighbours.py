@@ -28,7 +28,7 @@ from ragls.sources.load import kind_for
 from ragls.sources.passage import ANSWER_READ_BACK_MAX_BYTES
 
 __all__ = ["FOCUS_SENTENCE_LINES", "LEAD_CODE_LINES", "NEXT_REFERENCE_WORDS", "REFERENCE_HEAD_WORDS", "SHORT_CODE_LINES",
-           "alternative", "antecedent", "block_across", "code_lines", "continues", "describes", "explains", "quotes", "read_with_neighbours", "shows_how", "with_code_after"]
+           "alternative", "antecedent", "block_across", "code_lines", "continues", "describes", "explains", "joined_sentences", "quotes", "read_with_neighbours", "shows_how", "with_code_after"]
 
 FOCUS_SENTENCE_LINES = 6  # the most lines a focus sentence (or list item) spans on its own (answer/focus.py)
 SHORT_CODE_LINES = 3  # a code block after a sentence this short (lines of code) comes with it when on topic
@@ -83,7 +83,7 @@ def read_with_neighbours(picked: list[tuple[int, Unit]], hits: dict[int, Hit], q
         at = next((i for i, u in enumerate(found) if u.line == unit.line and u.sentence == unit.sentence), None)
         prev, own = (found[at - 1] if at else None), unit
         if prev is not None and antecedent(prev, unit) and free(n, prev):
-            unit = replace(unit, sentence=_joined(prev.sentence, unit.sentence), line=prev.line)
+            unit = replace(unit, sentence=joined_sentences(prev.sentence, unit.sentence), line=prev.line)
         elif prev is not None and describes(prev, unit) and free(n, prev):
             unit = replace(unit, sentence=_with_fields(prev.sentence, unit.sentence), line=prev.line)
         mine = pointed_at(identifier_words(own.scored_text), query)
@@ -94,16 +94,16 @@ def read_with_neighbours(picked: list[tuple[int, Unit]], hits: dict[int, Hit], q
                     and pointed_at(identifier_words(nxt.text), query) - mine \
                     and (not mine or len(unit.sentence) + len(nxt.sentence) < EXTRACTIVE_MAX_SENTENCE_CHARS) \
                     and free(n, nxt):
-                unit = replace(nxt, sentence=_joined(unit.sentence, nxt.sentence), line=unit.line)
+                unit = replace(nxt, sentence=joined_sentences(unit.sentence, nxt.sentence), line=unit.line)
             elif explains(unit, found[at + 1] if at + 1 < len(found) else None, hit.chunk.text) \
                     and free(n, found[at + 1]):
-                unit = replace(found[at + 1], sentence=_joined(unit.sentence, found[at + 1].sentence), line=unit.line)
+                unit = replace(found[at + 1], sentence=joined_sentences(unit.sentence, found[at + 1].sentence), line=unit.line)
                 then = found[at + 2] if at + 2 < len(found) and not unit.attached else None
                 if then is not None and _tells_what_to_do(then.sentence) and explains(unit, then, hit.chunk.text) \
                         and free(n, then):
-                    unit = replace(then, sentence=_joined(unit.sentence, then.sentence), line=unit.line)
+                    unit = replace(then, sentence=joined_sentences(unit.sentence, then.sentence), line=unit.line)
             elif shows_how(unit, found[at + 1] if at + 1 < len(found) else None, query) and free(n, found[at + 1]):
-                unit = replace(found[at + 1], sentence=_joined(unit.sentence, found[at + 1].sentence), line=unit.line)
+                unit = replace(found[at + 1], sentence=joined_sentences(unit.sentence, found[at + 1].sentence), line=unit.line)
         lead = _lead_of(found, at, own, hit.chunk.text) if at is not None else None
         if lead is not None and (n, lead.line, lead.sentence) not in quoted and not _shown(n, lead, [*picked, *out]):
             out.append((n, lead))
@@ -237,7 +237,7 @@ def _leads_first(picked: list[tuple[int, Unit]], hits: dict[int, Hit], files: Fi
     return out
 
 
-def _joined(first: str, second: str) -> str:
+def joined_sentences(first: str, second: str) -> str:
     """Two sentences of one passage read as one: `second` after `first`, without the label of its section's
     heading when `first` names it already, as `labels.labelled` leaves a sentence naming it unlabelled
     ("`--line-ranges`: ... not supported. This option cannot be specified ...", not "... not supported.
