@@ -100,4 +100,86 @@ H.it("messages piling up while the screenshot UI is attached never wait on a hit
   end)
 end)
 
+H.it("a notice wider than the command line: its line cut there, the whole text in a float, no hit-enter prompt",
+  function()
+  -- (session 66: at 60 columns the "server stopped" notice took two rows of the screen, scrolled over the statusline,
+  -- and stopped on "Press ENTER" with Neovim's own vim.notify; the spec's UI turns that prompt into a 0 ms wait)
+  local columns = vim.o.columns
+  vim.o.columns = 60
+  vim.o.statusline = "the statusline"
+  local from = #echoes + 1
+  local msg = require("ragls.server").stopped_notice("killed by signal 9")
+  H.ok(vim.fn.strdisplaywidth(msg) > vim.v.echospace, ("wider than the cmdline (%d): %s"):format(vim.v.echospace, msg))
+  local cut = progress.fit(msg)
+  local rows = H.with_ui(function()
+    require("ragls.rpc").notify(msg, vim.log.levels.WARN)
+    vim.cmd("redraw")
+    return H.screen_text()
+  end)
+  -- what was echoed fits (the notice itself, two rows at 60 columns, was the hit-enter prompt)
+  for _, e in ipairs(ragls_echoes(from)) do
+    H.ok(vim.fn.strdisplaywidth(e.text) <= vim.v.echospace and not e.text:find("\n"), "fits the cmdline: " .. e.text)
+  end
+  vim.o.columns = columns
+  H.ok(rows[#rows - 1]:find("the statusline", 1, true), "the statusline in its row:\n" .. table.concat(rows, "\n"))
+  H.eq(cut, vim.trim(rows[#rows]), "the cmdline: the notice's line, cut")
+  H.eq("…", vim.fn.strcharpart(cut, vim.fn.strchars(cut) - 1), "marked as cut")
+  local float = vim.iter(H.floats()):find(function(w) return not vim.api.nvim_win_get_config(w).focusable end)
+  H.ok(float, "a float")
+  local shown = table.concat(vim.api.nvim_buf_get_lines(vim.api.nvim_win_get_buf(float), 0, -1, false), " ")
+  H.eq(msg, shown, "the whole notice in the float")
+  H.contains(vim.api.nvim_exec2("messages", { output = true }).output, cut, ":messages has its line")
+  H.contains(table.concat(rows, "\n"), "restarts it", "on the screen")
+  require("ragls.notice").close()
+  H.eq(nil, vim.iter(H.floats()):find(function(w) return not vim.api.nvim_win_get_config(w).focusable end), "closed")
+end)
+
+H.it("the server's untrusted-folder warning (window/showMessage, 3 rows at 100 columns) in a float, no prompt",
+  function()
+  local client = vim.lsp.get_clients({ name = "ragls" })[1]
+  local toml = vim.fs.joinpath(H.workspace, "ragls.toml")
+  -- the server's wording (config/trust_filter.py), as it sends it after vim.secure's question was not answered allow
+  local warning = ("ragls: %s's LLM settings (generation.backend, generation.base_url) are ignored until the folder "
+    .. "is trusted: a folder's file cannot send your questions and keys elsewhere. Run :RagTrust (Neovim) or "
+    .. "`ragls trust %s` to allow them."):format(toml, H.workspace)
+  local columns = vim.o.columns
+  vim.o.columns = 100
+  vim.o.statusline = "the statusline"
+  local from = #echoes + 1
+  local rows = H.with_ui(function()
+    local handler = client.handlers["window/showMessage"] or vim.lsp.handlers["window/showMessage"]
+    handler(nil, { type = 2, message = warning }, { client_id = client.id, method = "window/showMessage" })
+    vim.cmd("redraw")
+    return H.screen_text()
+  end)
+  local echoed = ragls_echoes(from)
+  H.ok(#echoed > 0, "said on the cmdline too")
+  for _, e in ipairs(echoed) do
+    H.ok(vim.fn.strdisplaywidth(e.text) <= vim.v.echospace and not e.text:find("\n"), "fits the cmdline: " .. e.text)
+  end
+  vim.o.columns = columns
+  H.ok(rows[#rows - 1]:find("the statusline", 1, true), "the statusline in its row:\n" .. table.concat(rows, "\n"))
+  local float = vim.iter(H.floats()):find(function(w) return not vim.api.nvim_win_get_config(w).focusable end)
+  H.ok(float, "a float")
+  local shown = table.concat(vim.api.nvim_buf_get_lines(vim.api.nvim_win_get_buf(float), 0, -1, false), " ")
+  -- (the long path is cut after a "/" where a row ends: joined with a space here)
+  H.eq(warning:gsub("%s", ""), (shown:gsub("%s", "")), "the whole warning")
+  H.ok(#vim.api.nvim_buf_get_lines(vim.api.nvim_win_get_buf(float), 0, -1, false) >= 3, "on several rows")
+  H.contains(vim.api.nvim_exec2("messages", { output = true }).output, "ragls: " .. toml:sub(1, 20), ":messages")
+  require("ragls.notice").close()
+end)
+
+H.it(":RagAsk without a question: the command line does not keep 'Ask ragls: <question>'", function()
+  vim.cmd.edit(vim.fn.fnameescape(vim.fs.joinpath(H.workspace, "README.md")))
+  local rows = H.with_ui(function()
+    vim.api.nvim_feedkeys("How long is the frobnicator timeout?\r", "t", false)
+    vim.cmd("RagAsk")
+    vim.cmd("redraw")
+    return H.screen_text()
+  end)
+  H.ok(not table.concat(rows, "\n"):find("Ask ragls:", 1, true), "no prompt left:\n" .. table.concat(rows, "\n"))
+  H.ok(H.floats()[1], "the answer float opened")
+  H.close_floats()
+end)
+
 H.finish()

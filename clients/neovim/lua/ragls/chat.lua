@@ -264,7 +264,7 @@ local function set_keymaps(buf)
       M.follow()
       return
     end
-    vim.ui.input({ prompt = #M.thread.turns > 0 and "Follow-up: " or "Ask ragls: " }, function(input)
+    ui.input({ prompt = #M.thread.turns > 0 and "Follow-up: " or "Ask ragls: " }, function(input)
       if input and vim.trim(input) ~= "" then
         M.ask(input)
       end

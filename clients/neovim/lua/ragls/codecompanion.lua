@@ -171,7 +171,7 @@ function M.slash_command(chat, query)
   if query and vim.trim(query) ~= "" then
     return run(vim.trim(query))
   end
-  vim.ui.input({ prompt = "Search the docs (ragls): " }, function(input)
+  ui.input({ prompt = "Search the docs (ragls): " }, function(input)
     if input and vim.trim(input) ~= "" then
       run(vim.trim(input))
     end

@@ -229,7 +229,7 @@ end
 function M.ask(question, opts)
   opts = opts or {}
   if not question or vim.trim(question) == "" then
-    vim.ui.input({ prompt = "Ask ragls: " }, function(input)
+    ui.input({ prompt = "Ask ragls: " }, function(input)
       if input and vim.trim(input) ~= "" then
         M.ask(input, opts)
       end

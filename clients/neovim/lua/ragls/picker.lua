@@ -317,7 +317,7 @@ function M.pick(text, rag)
     M.select(text)
     return
   end
-  vim.ui.input({ prompt = "RagQuery: " }, function(input)
+  ui.input({ prompt = "RagQuery: " }, function(input)
     if input and vim.trim(input) ~= "" then
       M.select(vim.trim(input))
     end

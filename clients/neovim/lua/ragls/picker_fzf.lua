@@ -184,7 +184,7 @@ function M.pick(text, starting)
   if text ~= "" then
     show(text)
   else
-    vim.ui.input({ prompt = "RagQuery: " }, function(input)
+    ui.input({ prompt = "RagQuery: " }, function(input)
       if input and vim.trim(input) ~= "" then
         show(vim.trim(input))
       end

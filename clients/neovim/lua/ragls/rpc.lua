@@ -21,13 +21,34 @@ local pending = {}
 --- The `err.code` of a request whose server stopped before it answered (not a JSON-RPC code: set by the plugin).
 M.SERVER_EXITED = "server-exited"
 
+--- Say `msg` to the user (|vim.notify|, titled "ragls"). With Neovim's own vim.notify a message wider than the
+--- command line would stop on a hit-enter prompt: |ragls.notice| shows it whole in a float instead.
 ---@param msg string
 ---@param level? integer
 function M.notify(msg, level)
-  if (level or vim.log.levels.INFO) >= vim.log.levels.WARN then
-    require("ragls.progress").last_error_at = vim.uv.now() -- progress must not overwrite it on the cmdline
+  level = level or vim.log.levels.INFO
+  local progress = require("ragls.progress")
+  if level >= vim.log.levels.WARN then
+    progress.last_error_at = vim.uv.now() -- progress must not overwrite it on the cmdline
   end
-  vim.notify(msg, level or vim.log.levels.INFO, { title = "ragls" })
+  local notice = require("ragls.notice")
+  if progress.default_notify() and not notice.fits_cmdline(msg) then
+    notice.show(msg, level)
+    return
+  end
+  vim.notify(msg, level, { title = "ragls" })
+end
+
+--- `window/showMessage` handler of the ragls client: the server's warnings (an untrusted ragls.toml's ignored
+--- settings, a full disk) and errors through `M.notify`, so one wider than the command line does not stop on a
+--- hit-enter prompt.
+function M.show_message_handler(_, result, ctx)
+  local levels = { vim.log.levels.ERROR, vim.log.levels.WARN, vim.log.levels.INFO, vim.log.levels.DEBUG }
+  if result and type(result.message) == "string" then
+    local msg = result.message
+    M.notify(msg:find("^ragls") and msg or ("ragls: " .. msg), levels[result.type] or vim.log.levels.INFO)
+  end
+  return vim.NIL
 end
 
 --- Workspace root for a buffer: the nearest directory with one of `root_markers`, else a folder given to

@@ -48,7 +48,8 @@ function M.client_config(root)
     root_dir = root,
     init_options = init,
     settings = { ragls = cfg.settings },
-    handlers = { ["$/progress"] = require("ragls.rpc").progress_handler },
+    handlers = { ["$/progress"] = require("ragls.rpc").progress_handler,
+      ["window/showMessage"] = require("ragls.rpc").show_message_handler },
     on_exit = M.on_exit,
     on_init = M.on_init,
   }

@@ -381,6 +381,21 @@ function M.leave_float()
   return vim.api.nvim_get_current_win()
 end
 
+--- |vim.ui.input| that clears the command line once answered: Neovim's own (|input()|) left "Ask ragls: <question>"
+--- there while the answer streamed into its float, until something else was echoed. (A plugin's input, a float:
+--- snacks, dressing, leaves nothing there; the clearing echoes nothing then either.) `on_confirm(input)` as
+--- vim.ui.input's: nil when cancelled.
+---@param opts table vim.ui.input's
+---@param on_confirm fun(input: string|nil)
+function M.input(opts, on_confirm)
+  vim.ui.input(opts, function(input)
+    -- (an :echo right after input() leaves its text: the screen still owes input()'s own redraw)
+    vim.cmd("redraw")
+    vim.cmd.echo('""')
+    on_confirm(input)
+  end)
+end
+
 -- The quickfix lists (an answer's sources, rag/query results) live in ragls.quickfix; these names stay for callers of
 -- ragls.ui (required on first use: ragls.quickfix itself uses ragls.ui's source labels).
 for _, name in ipairs({ "quickfix_sources", "focus_text", "quickfix_items", "show_query" }) do

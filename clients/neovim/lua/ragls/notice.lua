@@ -1,0 +1,101 @@
+---@mod ragls.notice A notice wider than the command line, whole in a float.
+---
+--- Neovim's own |vim.notify| echoes a message on the command line; one wider than it (|v:echospace|), or of several
+--- lines, stops on a hit-enter prompt ("Press ENTER or type command to continue") over whatever you were doing:
+--- the "server stopped" notice at 60 columns, the server's untrusted-folder warning (3 rows at 100 columns) right
+--- after vim.secure's question. |ragls.rpc| `notify` shows such a notice here instead, when no notification plugin
+--- replaced vim.notify (a plugin shows it its own way): its line cut to the command line (|ragls.progress| `fit`,
+--- kept in |:messages|), and the whole text wrapped in a small float at the bottom right, above the statusline,
+--- that closes by itself (`M.show_ms`) or when the next notice replaces it.
+
+local M = {}
+
+--- Widest a notice float's text is (display columns), as a notification plugin's toast (nvim-notify: 50-80).
+M.MAX_WIDTH = 72
+--- How long (ms) a notice float stays: `MIN_MS`, plus `MS_PER_CHAR` for each character (reading at ~25 characters
+--- a second), at most `MAX_MS`.
+M.MIN_MS, M.MS_PER_CHAR, M.MAX_MS = 4000, 40, 15000
+
+local open = nil -- { win = integer, timer = uv_timer_t } of the notice shown now
+
+--- Whether `msg` shows on the command line without a hit-enter prompt: one line, at most |v:echospace| columns
+--- (more rows with a taller 'cmdheight'; with 'cmdheight' 0 nothing fits).
+---@param msg string
+---@return boolean
+function M.fits_cmdline(msg)
+  if msg:find("\n", 1, true) or vim.o.cmdheight < 1 then
+    return false
+  end
+  return vim.fn.strdisplaywidth(msg) <= vim.v.echospace + (vim.o.cmdheight - 1) * vim.o.columns
+end
+
+--- Close the notice float shown now, if any.
+function M.close()
+  if open then
+    open.timer:stop()
+    open.timer:close()
+    if vim.api.nvim_win_is_valid(open.win) then
+      vim.api.nvim_win_close(open.win, true)
+    end
+    open = nil
+  end
+end
+
+--- How long (ms) the notice `msg` stays.
+---@param msg string
+---@return integer
+function M.show_ms(msg)
+  return math.min(M.MAX_MS, M.MIN_MS + M.MS_PER_CHAR * vim.fn.strchars(msg))
+end
+
+--- Show `msg` (a notice too wide for the command line) at `level` (|vim.log.levels|): its line cut to the command
+--- line and kept in |:messages|, the whole text in a float (replacing an earlier one). Returns the float's window.
+---@param msg string
+---@param level integer
+---@return integer|nil win nil when the editor is too small for a float
+function M.show(msg, level)
+  local hl = level >= vim.log.levels.ERROR and "ErrorMsg" or level >= vim.log.levels.WARN and "WarningMsg" or nil
+  vim.api.nvim_echo({ { require("ragls.progress").fit(msg), hl } }, true, {})
+  M.close()
+  local width = math.min(M.MAX_WIDTH, vim.o.columns - 4) -- the border's 2 columns and a margin of 1 each side
+  local rows_free = vim.o.lines - vim.o.cmdheight - (vim.o.laststatus > 0 and 1 or 0) - 2 -- the border's 2 rows
+  if width < 10 or rows_free < 1 then
+    return nil
+  end
+  local lines = {}
+  for _, line in ipairs(vim.split(msg, "\n", { plain = true })) do
+    vim.list_extend(lines, require("ragls.text").wrap(line, width, 0))
+  end
+  lines = vim.list_slice(lines, 1, rows_free)
+  local text_width = 1
+  for _, line in ipairs(lines) do
+    text_width = math.max(text_width, vim.fn.strdisplaywidth(line))
+  end
+  local buf = vim.api.nvim_create_buf(false, true)
+  vim.bo[buf].bufhidden = "wipe"
+  vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
+  local win = vim.api.nvim_open_win(buf, false, {
+    relative = "editor",
+    anchor = "SE",
+    row = vim.o.lines - vim.o.cmdheight - (vim.o.laststatus > 0 and 1 or 0),
+    col = vim.o.columns - 1,
+    width = math.min(width, text_width),
+    height = #lines,
+    style = "minimal",
+    border = require("ragls.config").values.float.border or "rounded",
+    focusable = false,
+    noautocmd = true,
+    zindex = 200, -- over ragls' other floats (the answer)
+  })
+  vim.wo[win].winhighlight = "NormalFloat:Normal" .. (hl and (",FloatBorder:" .. hl) or "")
+  local timer = assert(vim.uv.new_timer())
+  open = { win = win, timer = timer }
+  timer:start(M.show_ms(msg), 0, vim.schedule_wrap(function()
+    if open and open.win == win then
+      M.close()
+    end
+  end))
+  return win
+end
+
+return M
