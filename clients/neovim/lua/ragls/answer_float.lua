@@ -14,6 +14,11 @@ local split_lines = require("ragls.text").split_lines
 
 local M = {}
 
+--- A notice through |ragls.rpc| (one wider than the command line in a float, |ragls.notice|).
+local function notify(msg, level)
+  require("ragls.rpc").notify(msg, level)
+end
+
 local ns = vim.api.nvim_create_namespace("ragls")
 
 -- bufnr -> { by_line = {lnum -> source}, by_n = {n -> source}, origin_win = winid }
@@ -45,7 +50,7 @@ function M.follow(buf)
     local n = citation.item_citation(vim.api.nvim_buf_get_lines(buf, 0, -1, false), lnum, col0 + 1)
     source = n and state.by_n[n]
     if n and not source then
-      vim.notify(("ragls: the answer has no source [%d]"):format(n), vim.log.levels.WARN, { title = "ragls" })
+      notify(("ragls: the answer has no source [%d]"):format(n), vim.log.levels.WARN)
       return
     end
     source = source and citation.cited_source(source, buf, lnum)
@@ -109,13 +114,13 @@ end
 function M.yank_answer(buf, register)
   local state = answer_state[buf]
   if not (state and state.result) then
-    vim.notify("ragls: nothing to yank until the answer is finished", vim.log.levels.WARN)
+    notify("ragls: nothing to yank until the answer is finished", vim.log.levels.WARN)
     return nil
   end
   local text = answer_text.answer_markdown(state.result)
   vim.fn.setreg(register or '"', text, "l")
   local n = #(state.result.sources or {})
-  vim.notify(("ragls: answer yanked with %d source%s"):format(n, n == 1 and "" or "s"), vim.log.levels.INFO)
+  notify(("ragls: answer yanked with %d source%s"):format(n, n == 1 and "" or "s"), vim.log.levels.INFO)
   return text
 end
 
@@ -329,7 +334,7 @@ M.last = nil
 ---@return ragls.AnswerView|nil
 function M.show_last()
   if not M.last then
-    vim.notify("ragls: no answer yet in this session; ask one with :RagAsk", vim.log.levels.INFO, { title = "ragls" })
+    notify("ragls: no answer yet in this session; ask one with :RagAsk", vim.log.levels.INFO)
     return nil
   end
   return M.reopen_answer(M.last.question, M.last.result)

@@ -3,6 +3,11 @@
 
 local M = {}
 
+--- A notice through |ragls.rpc| (one wider than the command line in a float, |ragls.notice|).
+local function notify(msg, level)
+  require("ragls.rpc").notify(msg, level)
+end
+
 local function split_lines(text)
   return vim.split(text, "\r?\n")
 end
@@ -96,11 +101,10 @@ function M.commit_buffer(buf, root, all)
     os.remove(file)
     if res.code ~= 0 then
       local why = vim.trim((res.stderr or "") ~= "" and res.stderr or (res.stdout or ""))
-      vim.notify("ragls: git commit failed: " .. why, vim.log.levels.ERROR, { title = "ragls" })
+      notify("ragls: git commit failed: " .. why, vim.log.levels.ERROR)
       return
     end
-    vim.notify("ragls: " .. (vim.split(vim.trim(res.stdout or ""), "\n")[1] or "committed"), vim.log.levels.INFO,
-      { title = "ragls" })
+    notify("ragls: " .. (vim.split(vim.trim(res.stdout or ""), "\n")[1] or "committed"), vim.log.levels.INFO)
     if vim.api.nvim_buf_is_valid(buf) then
       vim.bo[buf].modified = false
       vim.api.nvim_buf_delete(buf, { force = true })

@@ -8,6 +8,11 @@
 
 local M = {}
 
+--- A notice through |ragls.rpc| (one wider than the command line in a float, |ragls.notice|).
+local function notify(msg, level)
+  require("ragls.rpc").notify(msg, level)
+end
+
 --- Lines per `rag/readPassage` request (the server's most), and the most lines a buffer takes.
 local READ_LINES = 400
 local MAX_LINES = 200000
@@ -33,8 +38,8 @@ function M.buffer(fname)
   end
   local client = require("ragls.server").find_client(nil)
   if not client then
-    vim.notify("ragls: the server is not running; its extracted text of " .. fname .. " cannot be read",
-      vim.log.levels.WARN, { title = "ragls" })
+    notify("ragls: the server is not running; its extracted text of " .. fname .. " cannot be read",
+      vim.log.levels.WARN)
     return nil
   end
   local lines, first = {}, 1
@@ -44,8 +49,7 @@ function M.buffer(fname)
     local r = resp and resp.result
     if not r then
       local why = resp and resp.err and resp.err.message or "no answer"
-      vim.notify(("ragls: cannot read the extracted text of %s: %s"):format(fname, why), vim.log.levels.WARN,
-        { title = "ragls" })
+      notify(("ragls: cannot read the extracted text of %s: %s"):format(fname, why), vim.log.levels.WARN)
       return nil
     end
     if r.endLine >= r.startLine then

@@ -11,6 +11,11 @@ local file_buffer = require("ragls.answer_text").file_buffer
 
 local M = {}
 
+--- A notice through |ragls.rpc| (one wider than the command line in a float, |ragls.notice|).
+local function notify(msg, level)
+  require("ragls.rpc").notify(msg, level)
+end
+
 --- Show buffer `bufnr` in `win` (default: the current window) with the cursor at `at` (an LSP position; default
 --- `range`'s start) and `range`'s lines in view and highlighted.
 ---@param bufnr integer
@@ -20,7 +25,7 @@ local M = {}
 ---@return boolean jumped
 local function jump_to_buffer(bufnr, range, win, at)
   if not vim.api.nvim_buf_is_valid(bufnr) then
-    vim.notify("ragls: the buffer of that selection is gone", vim.log.levels.WARN, { title = "ragls" })
+    notify("ragls: the buffer of that selection is gone", vim.log.levels.WARN)
     return false
   end
   if win and vim.api.nvim_win_is_valid(win) then
@@ -152,8 +157,7 @@ function M.jump_to_source(source, win)
       vim.ui.open(source.uri)
       return true
     end
-    vim.notify(("ragls: source %s is not a file"):format(source.path or source.uri), vim.log.levels.WARN,
-      { title = "ragls" })
+    notify(("ragls: source %s is not a file"):format(source.path or source.uri), vim.log.levels.WARN)
     return false
   end
   if source.extractedText == true then -- its lines are those of the text ragls extracted (|ragls.extracted|)

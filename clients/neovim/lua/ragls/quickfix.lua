@@ -12,6 +12,11 @@ local split_lines = require("ragls.text").split_lines
 
 local M = {}
 
+--- A notice through |ragls.rpc| (one wider than the command line in a float, |ragls.notice|).
+local function notify(msg, level)
+  require("ragls.rpc").notify(msg, level)
+end
+
 --- Columns a wrapped quickfix line may lose at the end of its first screen line: the list's window wraps at words
 --- (`open_list`), so the text fitted to two screen lines gives up about a word's width.
 local WORD_SLACK = 12
@@ -34,7 +39,7 @@ end
 ---@return integer
 function M.quickfix_sources(question, result)
   if not (result and result.sources and #result.sources > 0) then
-    vim.notify("ragls: this answer has no sources (yet)", vim.log.levels.INFO, { title = "ragls" })
+    notify("ragls: this answer has no sources (yet)", vim.log.levels.INFO)
     return 0
   end
   local items = {}
@@ -202,14 +207,12 @@ function M.show_query(query, result)
   local items = M.quickfix_items(result.chunks or {})
   vim.fn.setqflist({}, " ", { title = "RagQuery: " .. query, items = items })
   if #items == 0 and require("ragls.progress").indexing() then -- the first index has not reached those files yet
-    vim.notify(("ragls: nothing found for %q yet: the index is still being built"):format(query),
-      vim.log.levels.WARN, { title = "ragls" })
+    notify(("ragls: nothing found for %q yet: the index is still being built"):format(query),
+      vim.log.levels.WARN)
   elseif #items == 0 or result.abstained then
-    vim.notify(
+    notify(
       ("ragls: nothing relevant found for %q%s"):format(query, #items > 0 and " (closest matches listed)" or ""),
-      vim.log.levels.WARN,
-      { title = "ragls" }
-    )
+      vim.log.levels.WARN)
   end
   if #items > 0 then
     open_list()

@@ -14,6 +14,11 @@ local config = require("ragls.config")
 
 local M = {}
 
+--- A notice through |ragls.rpc| (one wider than the command line in a float, |ragls.notice|).
+local function notify(msg, level)
+  require("ragls.rpc").notify(msg, level)
+end
+
 --- root -> "approved" | "declined" | "pending"
 M.decisions = {}
 --- root -> callbacks waiting for the decision
@@ -56,7 +61,7 @@ local function own_marker(path)
   end
   if not foreign_warned[path] then
     foreign_warned[path] = true
-    vim.notify(("ragls: %s belongs to another user (uid %d), so %s is not taken for the project"):format(
+    notify(("ragls: %s belongs to another user (uid %d), so %s is not taken for the project"):format(
       path, stat.uid, vim.fs.dirname(path)), vim.log.levels.WARN)
   end
   return false
@@ -224,8 +229,8 @@ function M.ask(root, est)
     function(_, idx)
       M.decide(root, idx == 1 and "approved" or "declined")
       if idx ~= 1 then
-        vim.notify(("ragls: not indexing %s; run :RagIndex to index it"):format(vim.fn.fnamemodify(root, ":~")),
-          vim.log.levels.INFO, { title = "ragls" })
+        notify(("ragls: not indexing %s; run :RagIndex to index it"):format(vim.fn.fnamemodify(root, ":~")),
+          vim.log.levels.INFO)
       end
     end)
 end
