@@ -379,3 +379,23 @@ def test_html_nested_deeper_than_lxml_reads_is_indexed_whole(tmp_path):
     from ragls.sources.html_depth import shallow
 
     assert shallow(plain) is plain  # lxml reads it whole: given to the converter as it is
+
+
+def test_a_folder_moved_away_while_open_is_said_in_the_status(tmp_path):
+    # The index answers on from the files the folder held (a walk that cannot list it keeps them), and its sources
+    # cannot be opened: rag/status listed no error, so a user saw a healthy index of a folder that is gone.
+    folder = tmp_path / "docs"
+    write(folder, "retries.md", "# Retries\n\nRequests are retried five times with jitter.\n")
+    w = make_ws(folder, tmp_path / "index")
+    try:
+        w.index(embed=False)
+        assert [e for e in w.status().errors if "no longer exists" in e["message"]] == []
+        folder.rename(tmp_path / "moved")
+        w.index(embed=False)  # a scan meanwhile keeps what the folder held
+        [error] = [e["message"] for e in w.status().errors if "no longer exists" in e["message"]]
+        assert error.startswith(f"{w.indexes[0].folder}: the folder no longer exists (moved or deleted)")
+        assert bm25_paths(w, "retried jitter") == ["retries.md"] and w.status().folders[0].files == 1
+        (tmp_path / "moved").rename(folder)
+        assert [e for e in w.status().errors if "no longer exists" in e["message"]] == []
+    finally:
+        w.close()

@@ -139,6 +139,11 @@ def workspace_status(ws) -> Status:
     model_errors |= {idx.include_warning for idx in ws.indexes if idx.include_warning}
     model_errors |= {f"{idx.folder}: {idx.rebuild_reason} since it was built; the next index run rebuilds it"
                      for idx in ws.indexes if idx.settings_changed and not idx.writer}
+    # A folder moved or deleted while open: its index answers on from the files it held (a walk that cannot list the
+    # folder keeps them: `FileFilter.unentered`), sources whose files are gone; rag/status said nothing of it.
+    model_errors |= {f"{idx.folder}: the folder no longer exists (moved or deleted): answers come from the files it "
+                     "held, whose sources cannot be opened; open the folder where it is now" for idx in ws.indexes
+                     if not idx.folder.is_dir()}
     model_name, max_length = ws.embedder.model_name, ws.embedder.max_length
     if ws.embedder._model is None and ws.embedder.pinned_model:  # loading: the model it will load
         model_name = ws.embedder.pinned_model
