@@ -3,7 +3,7 @@ extractive answers without a model (answer/extractive.py, lexical ranking)."""
 
 from __future__ import annotations
 
-from ragls.answer.extractive import EXTRACTIVE_LABEL
+from ragls.answer.extractive_label import EXTRACTIVE_LABEL
 from ragls.core.ir import Chunk, Hit, LineSpan
 
 DOC = """## Install { #install }

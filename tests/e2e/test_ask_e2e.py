@@ -17,7 +17,7 @@ from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
 from pytest_lsp.client import DEFAULT_CLIENT_FEATURES, default_converter, register_lsp_features
 from ragls.answer.ask import CLOSEST_MATCHES
-from ragls.answer.extractive import EXTRACTIVE_LABEL, FALLBACK_LABEL
+from ragls.answer.extractive_label import EXTRACTIVE_LABEL, FALLBACK_LABEL
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 

@@ -10,7 +10,7 @@ import os
 
 from clikit import ragls
 from llm_server import held_port
-from ragls.answer.extractive import EXTRACTIVE_LABEL
+from ragls.answer.extractive_label import EXTRACTIVE_LABEL
 
 
 def env_for(tmp_path) -> dict[str, str]:

@@ -163,7 +163,7 @@ def test_first_passage_leaves_out_only_the_extractive_answers_own_label_lines():
     """The label lines `first_passage` leaves out are those answer/extractive.py writes (`is_extractive_label`):
     the plain one, the LLM-failed one and one with the reason no LLM is used; an LLM's answer opening with an
     italic line of its own is judged on that line (a pattern of "any italic line" dropped it)."""
-    from ragls.answer.extractive import EXTRACTIVE_LABEL, FALLBACK_LABEL, extractive_label
+    from ragls.answer.extractive_label import EXTRACTIVE_LABEL, FALLBACK_LABEL, extractive_label
     body = "- Use `--host` [1].\n- Other [2]."
     for label in (EXTRACTIVE_LABEL, FALLBACK_LABEL, extractive_label("the folder is not trusted")):
         assert first_passage(f"{label}\n\n{body}") == "- Use `--host` [1]."

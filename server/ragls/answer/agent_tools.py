@@ -15,7 +15,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from ragls.answer.extractive import no_llm_reason
+from ragls.answer.extractive_label import no_llm_reason
 from ragls.answer.template import DATA_NOTE, quote_passage
 from ragls.core.ir import Chunk, Hit, LineSpan
 from ragls.core.uris import path_to_uri

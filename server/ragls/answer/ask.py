@@ -17,14 +17,13 @@ from ragls.answer.cache import AnswerCache, CachedAnswer, cache_key
 from ragls.answer.cite import check_citations
 from ragls.answer.conversation import Conversation, SummaryMemo, prepare
 from ragls.answer.extractive import (  # noqa: F401 - re-exported: callers import them from here
-    EXTRACTIVE_LABEL,
     EXTRACTIVE_MAX_SENTENCES,
-    FALLBACK_LABEL,
     extractive_answer,
     extractive_picks,
     render_extractive,
     split_sentences,
 )
+from ragls.answer.extractive_label import EXTRACTIVE_LABEL, FALLBACK_LABEL
 from ragls.answer.focus import quoted_focus
 from ragls.answer.includes import FileFilters
 from ragls.answer.passages import Unit

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from ragls.answer.cite import content_words, english_question, other_language
+from ragls.answer.extractive_label import EXTRACTIVE_LABEL
 from ragls.answer.fences import shown_fences
 from ragls.answer.identifiers import (
     IDENTIFIER,
@@ -44,63 +45,19 @@ from ragls.core.ir import Chunk, Hit
 __all__ = [
     "EXTRACTIVE_LABEL",
     "EXTRACTIVE_MAX_SENTENCES",
-    "FALLBACK_LABEL",
     "Candidate",
     "Unit",
     "answer_sentences",
     "candidate_passages",
     "clean_markup",
     "extractive_answer",
-    "extractive_label",
     "extractive_picks",
-    "is_extractive_label",
-    "no_llm_reason",
     "passage_words",
-    "plain_label",
     "render_extractive",
     "split_sentences",
     "units",
 ]
 
-EXTRACTIVE_LABEL = ("*Extractive answer (no LLM configured): the passages of your documents that best match "
-                    "the question.*")
-# over the extractive answer given when the configured LLM failed (answer/ask.py)
-FALLBACK_LABEL = ("*Extractive answer (the LLM failed, see the error): the passages of your documents that best "
-                  "match the question.*")
-_WHY_LABEL = "*Extractive answer: the passages of your documents that best match the question. No LLM is used: "
-
-
-def extractive_label(why_no_llm: str | None = None) -> str:
-    """The label over an extractive answer: EXTRACTIVE_LABEL, or with `why_no_llm` (an untrusted folder's ignored
-    LLM settings, `FolderLayer.ignored_llm`) the same label saying why no LLM is used instead of "no LLM
-    configured"."""
-    if not why_no_llm:
-        return EXTRACTIVE_LABEL
-    return f"{_WHY_LABEL}{why_no_llm}.*"
-
-
-def is_extractive_label(line: str) -> bool:
-    """True when `line` (surrounding whitespace ignored) is a label line an extractive answer opens with:
-    EXTRACTIVE_LABEL, FALLBACK_LABEL or one `extractive_label` writes with a reason. What `ragls eval` leaves out
-    of an answer's first passage (`evaluation.evaluate.first_passage`), so the two cannot drift apart; an LLM's
-    answer opening with an italic line of its own keeps it."""
-    line = line.strip()
-    return line in (EXTRACTIVE_LABEL, FALLBACK_LABEL) or (line.startswith(_WHY_LABEL) and line.endswith(".*"))
-
-
-def plain_label(text: str) -> str | None:
-    """The label line an extractive answer's `text` opens with when it says no more than that the answer is
-    extractive (EXTRACTIVE_LABEL, FALLBACK_LABEL: the client's footer and `error` say as much), else None: a label
-    with a reason (`extractive_label(why_no_llm)`: the client knows nothing else of it), an abstention, an LLM's
-    answer. rag/ask's `label` (docs/protocol.md): what a client may leave out of the answer it shows."""
-    first = text.split("\n", 1)[0]
-    return first if first.strip() in (EXTRACTIVE_LABEL, FALLBACK_LABEL) else None
-
-
-def no_llm_reason(why_no_llm: str | None = None) -> str:
-    """Why answers are extractive, for a status line: "no LLM configured", or with `why_no_llm` (as in
-    `extractive_label`) "no LLM is used: <why>"."""
-    return f"no LLM is used: {why_no_llm}" if why_no_llm else "no LLM configured"
 EXTRACTIVE_MAX_SENTENCES = 4
 SHORT_ANSWER_CHARS = 800  # four passages (sentences and blocks) this short in all leave room for a fifth
 

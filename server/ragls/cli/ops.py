@@ -93,7 +93,7 @@ def cmd_status(args) -> int:
         if f.get("skippedMore"):
             print(f"skipped:     ... and {f['skippedMore']} more files (`ragls status --all` lists them)")
     print(f"model:       {wire['embeddingModel']}   store: {wire['store']}   fingerprint: {wire['fingerprint']}")
-    from ragls.answer.extractive import no_llm_reason
+    from ragls.answer.extractive_label import no_llm_reason
 
     gen = wire["generation"]
     # an untrusted ragls.toml's LLM settings: its warning line below says which and what to do; said once

@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from ragls.answer.ask import UNMENTIONED_PREFIX
-from ragls.answer.extractive import is_extractive_label
+from ragls.answer.extractive_label import is_extractive_label
 from ragls.core.errors import InvalidParams
 from ragls.core.ir import Hit
 from ragls.evaluation.metrics import reciprocal_rank_at

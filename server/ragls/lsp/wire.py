@@ -11,7 +11,7 @@ from urllib.parse import quote
 
 from pydantic import AfterValidator, AliasChoices, BaseModel, ConfigDict, Field, ValidationError
 
-from ragls.answer.extractive import plain_label
+from ragls.answer.extractive_label import plain_label
 from ragls.answer.preview import chunk_preview
 from ragls.config.settings import EnvName
 from ragls.core.errors import InvalidParams, invalid_params
@@ -237,7 +237,7 @@ def to_wire_query(result, explain: bool = False) -> dict:
 
 def to_wire_answer(answer: Answer) -> dict:
     """The `rag/ask` result; `retrievalQuery` and `retrievalContext` (follow-ups), `cached` (true only), `error` ({message}, the LLM
-    failed and `answer` is extractive) and `label` (the extractive answer's first line, `extractive.plain_label`)
+    failed and `answer` is extractive) and `label` (the extractive answer's first line, `extractive_label.plain_label`)
     are present only when they apply."""
     out = {
         "answer": answer.text,

@@ -403,7 +403,7 @@ class RagWorkspace:
         Raises InvalidParams (an empty question or one longer than MAX_QUERY_CHARS, a bad top_k, an unknown rag) /
         RequestFailed / Cancelled."""
         from ragls.answer.ask import ask
-        from ragls.answer.extractive import extractive_label
+        from ragls.answer.extractive_label import extractive_label
         from ragls.llm.chat import make_chat_model
         from ragls.workspace.status import empty_folder_notices
 
