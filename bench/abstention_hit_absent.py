@@ -7,7 +7,7 @@ Adds to each row (answerable questions and near misses), from the top hits the a
 model (MiniLM, offline):
 
 - `hit_gain`: the meaning veto (`abstention.absent_meaning`) with "absent" read from the top SENTENCE_HITS hits instead
-  of the whole corpus: the content words of the asking clause (`asked_value.asked_clause`, the user's own material
+  of the whole corpus: the content words of the asking clause (`asking.asked_clause`, the user's own material
   left out) none of whose stems is in those hits' titles and focus texts are dropped, and the gain is the best cosine
   of the focus texts with the question without them minus the best with it (0 when no such word, or nothing left);
   `hit_words` the words dropped. A near miss in the corpus' own words ("Does cargo have a watch mode ...?") finds
@@ -67,7 +67,7 @@ def phrase_pairs(rows: list[dict], folders: dict[str, str]) -> dict[tuple[str, s
     ("rate limiting", "watch mode"), each word in some chunk, nor closed up ("ratelimit")} for the rows of the
     corpora in `folders` (their indexes opened read as `RagWorkspace` does; user material left out)."""
     from ragls.core.analysis import STOPWORDS, stems
-    from ragls.retrieval.asked_value import asked_clause
+    from ragls.retrieval.asking import asked_clause
     from ragls.retrieval.names import user_material
 
     out = {}
@@ -180,7 +180,7 @@ def relations(rows: list[dict], folders: dict[str, str], results: Path | None = 
     from ragls.answer.passages import units
     from ragls.core.analysis import stem_set
     from ragls.retrieval.abstention import SENTENCE_HITS, _asked_weights, asked_query, lacking_words
-    from ragls.retrieval.asked_value import asked_clause
+    from ragls.retrieval.asking import asked_clause
     from ragls.retrieval.names import name_terms, user_material
     from ragls.retrieval.query import analyse
 
@@ -236,7 +236,7 @@ def main() -> int:
     from ragls.core.analysis import STOPWORDS, stem_set, stems
     from ragls.embedding.embed import Embedder
     from ragls.retrieval.abstention import SENTENCE_HITS
-    from ragls.retrieval.asked_value import asked_clause
+    from ragls.retrieval.asking import asked_clause
     from ragls.retrieval.names import user_material
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])

@@ -20,7 +20,7 @@ comes from an exact numpy search over every window row (window margin 0: the bes
   (1 - S) x `convex_alpha` (the fusion wrapper `search._fuse` replaced for the run; the vector list itself as `base`);
 - `rocchio:K:B`: the query vector plus B x the mean of the best windows of the first K chunks (Rocchio 1971; dense
   pseudo-relevance feedback), searched again;
-- `ask:B` / `asks:B`: the query vector plus B x the embedding of the question's asking part (`asked_value.asked_clause`
+- `ask:B` / `asks:B`: the query vector plus B x the embedding of the question's asking part (`asking.asked_clause`
   with its turns / `asked_sentences`: a question written situation first, "I host 30 sites on one server. Can one
   process watch a folder of config files ...?", is embedded with its ask weighted up), both unit vectors; a question
   that is all ask keeps its vector; `askmax:M`: a chunk scores max(its best window's cosine with the question, its
@@ -233,9 +233,9 @@ def main() -> int:
     asked_vectors: dict[str, np.ndarray | None] = {}
 
     def asked_vector(text: str, kind: str = "") -> np.ndarray | None:
-        """The embedding of the question's asking part (`asked_value.asked_clause` with its turns, or
+        """The embedding of the question's asking part (`asking.asked_clause` with its turns, or
         `asked_sentences` for `asks`), None when that is the whole question."""
-        from ragls.retrieval.asked_value import asked_clause, asked_sentences
+        from ragls.retrieval.asking import asked_clause, asked_sentences
 
         key = (kind or state["rule"].split(":")[0]) + "|" + text
         if key not in asked_vectors:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 from offline_index import indexed_folder
 from ragls.embedding.embed import offline_model_dir
-from ragls.retrieval.asked_value import asked_clause
+from ragls.retrieval.asking import asked_clause
 from ragls.retrieval.names import digit_pattern, question_names
 from ragls.workspace.rag_workspace import RagWorkspace
 

@@ -65,7 +65,7 @@ def test_which_questions_ask_for_a_value():
     assert not value_stated("amount", ["timeout"], ["There is no timeout parameter; use wait_for."])
     # an asking sentence that names no subject ("What am I doing wrong?") leaves the whole question asking
     assert asked_value("My upload hangs for minutes. What am I doing wrong?") is None
-    from ragls.retrieval.asked_value import asked_sentences
+    from ragls.retrieval.asking import asked_sentences
 
     question = "My handler for /users/me never runs; /users/{name} answers instead. What am I doing wrong?"
     assert asked_sentences(question) == question
@@ -156,7 +156,7 @@ def test_a_one_word_follow_up_asks_about_the_sentences_before_it(ws):
     """An asking sentence after others that names at most one thing and no wh-word ("Related?", "Is that
     intended?") points back at them: the whole question asks, and its word coverage is the whole question's. "How
     do I paginate?" asks on its own."""
-    from ragls.retrieval.asked_value import asked_sentences
+    from ragls.retrieval.asking import asked_sentences
 
     situation = "Upgrades replace one replica at a time and my requests fail while a replica is drained."
     assert asked_sentences(f"{situation} Related?") == f"{situation} Related?"
@@ -260,7 +260,7 @@ def test_a_name_in_the_users_situation_before_a_semicolon_does_not_veto(pool_ws)
     assert situation.hits.evidence.absent_names == () and not situation.abstained, situation.hits.evidence
     asked = pool_ws.query("How does the pool reuse idle connections for PROPFIND calls to my WebDAV gateway?")
     assert set(asked.hits.evidence.absent_names) == {"WebDAV", "PROPFIND"} and asked.abstained
-    from ragls.retrieval.asked_value import asked_clause
+    from ragls.retrieval.asking import asked_clause
 
     assert asked_clause("We use gevent; what do I use?") == "We use gevent; what do I use?"  # asks nothing of its own
     assert asked_clause("Is it fast; or slow") == "Is it fast; or slow"
@@ -270,7 +270,7 @@ def test_a_semicolon_in_the_users_code_or_quote_ends_no_clause():
     """`asked_clause` splits at a ";" of the question's grammar, not at one inside the user's code span or quoted
     text: `SET x=1; COMMIT` is the user's code (no name), so COMMIT must not become a name of the question, nor a
     half code span the clause asked."""
-    from ragls.retrieval.asked_value import asked_clause
+    from ragls.retrieval.asking import asked_clause
     from ragls.retrieval.names import question_names
 
     q = "What does `SET x=1; COMMIT` do in a gevent worker?"
@@ -282,7 +282,7 @@ def test_a_semicolon_in_the_users_code_or_quote_ends_no_clause():
 
 def test_a_word_of_how_help_is_asked_for_is_not_the_means():
     """The means after with/using/via/use is a name ("with gettext"), but not a word of how help is asked for
-    (`asked_value.GENERIC_ASKING`): "What should I use instead?" names nothing, so a corpus that never says
+    (`asking.GENERIC_ASKING`): "What should I use instead?" names nothing, so a corpus that never says
     "instead" does not refuse it."""
     from ragls.retrieval.names import question_names
 

@@ -59,7 +59,7 @@ The word-level evidence (coverage, focus_coverage, bm25_top's reach, the rare-te
 part of the question that asks (`asked_query`): of several sentences those ending in "?", without a quoted
 selection — an incidental "I run it on Ubuntu inside Docker." does not lower it. focus_coverage also weighs the
 asking clause alone when a clause before ";" tells the user's situation ("In my pytest suite with a dozen fixtures;
-how do I ...?", `asked_value.asked_clause`, as the name test reads it), or before a comma, dash or colon where the
+how do I ...?", `asking.asked_clause`, as the name test reads it), or before a comma, dash or colon where the
 question turns to asking ("When the server bounces me through 30x hops, how can I ...?": `asked_clause`'s turns;
 bench/history/sessions-38-39.md, "Abstention: a subject term every passage holds"), and keeps the best share: held-out questions
 written as users write (21-27 words, a situation first) had half the focus_coverage of the short dev questions the
@@ -102,14 +102,13 @@ from ragls.core.analysis import query_words, stem_set, stems, variant_term
 from ragls.core.ir import Hit
 from ragls.retrieval.asked_value import (
     VALUE_WORDS,
-    asked_clause,
-    asked_sentences,
     measure_compounds,
     measured_terms,
     subject_terms,
     value_clause,
     value_missing,
 )
+from ragls.retrieval.asking import asked_clause, asked_sentences
 from ragls.retrieval.names import name_terms, spelled_out, user_material
 from ragls.retrieval.query import Query, blend
 

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from ragls.core.analysis import STOPWORDS, stem_set, stems
 from ragls.core.ir import Hit
 from ragls.embedding.vocabulary import wordpiece_words as _english_words
-from ragls.retrieval.asked_value import GENERIC_ASKING, asked_clause, asked_sentences
+from ragls.retrieval.asking import GENERIC_ASKING, asked_clause, asked_sentences
 from ragls.retrieval.english import HYPHEN_PREFIXES, american_spellings, in_lexicon, lexicon, lowercase_name, participle
 from ragls.retrieval.query import CODE_SPAN
 
@@ -176,7 +176,7 @@ def _without_quoted(text: str) -> str:
 # with gettext?", "jobs with celery?", "with clap's derive macros", "with prettier in one hook"): a library, a tool or a
 # feature the docs must mention to answer, even when the word is also English (celery, gettext, anyhow). A word that
 # goes on into a noun ("with relative URLs", "with several workers") describes; it is not the means, and neither is a
-# word of how help is asked for (`asked_value.GENERIC_ASKING`: "What should I use instead?"). The function word after
+# word of how help is asked for (`asking.GENERIC_ASKING`: "What should I use instead?"). The function word after
 # it is a whole word: "with different on_get methods" goes on into the name on_get. `question_names`, `_preposition`
 _INSTRUMENT = re.compile(r"\b(?P<prep>[Ww]ith|[Uu]sing|[Vv]ia|[Uu]se)\s+(?P<means>[a-z]+(?:-[a-z]+)*)"
                          r"(?:['’]s\b|(?=\s*[.,;:!?)]|$)|(?=\s+(?P<next>[a-z]+)\b(?![-.]\w)))")
