@@ -4,8 +4,8 @@ Real chunker, no model."""
 
 from __future__ import annotations
 
+from ragls.answer.blocks import section_titles
 from ragls.answer.focus import sentence_focus
-from ragls.answer.passages import section_titles
 from ragls.core.analysis import stems
 from ragls.core.ir import Hit
 from ragls.index.chunking import chunk_document

@@ -4,8 +4,8 @@ and lines that are not prose (headings, reST section titles and directive lines,
 Markdown is read by markdown-it (`markdown_blocks`, its tokens' source lines), reST and plain text line by line
 (`blocks`: docutils is not a dependency, and `answer/rest.py` has already rewritten reST's tables, fields and
 literal blocks into these kinds); `is_markdown` tells them apart by the file's name, `parsed` reads either.
-`answer/passages.py` reads the blocks as sentences, list items and table rows; line numbers are 0-based lines of the
-chunk text, which `clean_markup` (answer/markup.py) never moves.
+`section_titles` are a chunk's headings. `answer/passages.py` reads the blocks as sentences, list items and table
+rows; line numbers are 0-based lines of the chunk text, which `clean_markup` (answer/markup.py) never moves.
 """
 
 from __future__ import annotations
@@ -367,3 +367,23 @@ def continuation(lines: list[str], j: int) -> int:
             break
         n += 1
     return n
+
+
+@functools.lru_cache(maxsize=1024)
+def section_titles(text: str, markdown: bool = True) -> tuple[tuple[int, str], ...]:
+    """The section headings of a chunk text (after `clean_markup`) as (0-based line, heading text), in line
+    order: Markdown ATX headings ("## Can I run Black with PyPy?", the "#" marks dropped) and reST titles (a line
+    over its underline). A fenced or indented code block's "# comment" is not a heading (`parsed` reads it as
+    code). `markdown` as for `parsed`; memoised like it."""
+    return tuple((b.start, name) for b in parsed(text, markdown) if (name := section_title(b)))
+
+
+def section_title(block: Block) -> str:
+    """The heading text of a block (`parsed`) that is a section title: a reST title over its underline, a
+    Markdown ATX heading without its "#" marks; else ""."""
+    if block.kind != "skip":
+        return ""
+    first = block.lines[0].strip()
+    if len(block.lines) == 2:
+        return first
+    return first.lstrip("#").strip() if re.match(r"#{1,6}\s", first) else ""

@@ -12,13 +12,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
 
-from ragls.answer.blocks import block_end, parsed
+from ragls.answer.blocks import block_end, parsed, section_titles
 from ragls.answer.cite import content_words
 from ragls.answer.extractive import Candidate, candidate_passages, passage_scores
 from ragls.answer.identifiers import identifier_words, literal_terms, passage_words, pointed_at
 from ragls.answer.includes import FileFilters
 from ragls.answer.neighbours import FOCUS_SENTENCE_LINES, antecedent, explains, with_code_after
-from ragls.answer.passages import Unit, is_markdown, section_titles
+from ragls.answer.passages import Unit, is_markdown
 from ragls.core.analysis import STOPWORDS, stems
 from ragls.core.ir import Hit, LineSpan
 from ragls.retrieval.focus import MAX_FOCUS_LINES, context_span, keyword_focus, line_span
@@ -211,7 +211,7 @@ def _titled(text: str, candidates: list[Candidate], query: set[str] | frozenset[
             ) -> list[float]:
     """What the heading of its section adds to each candidate passage's score (`candidate_passages`) of chunk `text`
     in `sentence_focus`: the question's words that the nearest heading above it in the chunk holds
-    (`passages.section_titles`), each weighted by its rarity among the passages as `passage_scores` weighs words,
+    (`blocks.section_titles`), each weighted by its rarity among the passages as `passage_scores` weighs words,
     ln(1 + N / df) (df counts the passages holding the word themselves, at least 1). A heading says what every
     sentence under it is about: "## Can I run Black with PyPy?" over "Yes, there is support for PyPy 3.8 and
     higher." — without it, a sentence of another section sharing the question's common words ("running _Black_")

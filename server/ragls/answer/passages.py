@@ -47,6 +47,7 @@ from ragls.answer.blocks import (
     continuation,
     is_markdown,
     parsed,
+    section_title,
     split_row,
 )
 from ragls.answer.code_passages import code_passages, config_comments
@@ -64,7 +65,7 @@ if TYPE_CHECKING:
 
 # clean_markup is re-exported: answer/extractive.py reads it from here
 __all__ = ["EXTRACTIVE_MAX_SENTENCE_CHARS", "Unit", "block_opening", "chunk_units", "clean_markup", "code_shown",
-           "is_markdown", "section_titles", "units"]
+           "is_markdown", "units"]
 
 EXTRACTIVE_MAX_SENTENCE_CHARS = 400
 LEAD_IN_MAX_WORDS = 8  # a paragraph's last sentence this short that ends in ":" joins the sentence before it
@@ -261,7 +262,7 @@ def _units(text: str, lines: tuple[int, int] | None, markdown: bool = True, sour
         if nxt is not None and nxt.kind == "code" and not code_body(nxt):
             nxt = None  # a code block that only included a file (its include line removed): nothing to show
         introduces = nxt is not None and nxt.kind in ("list", "code", "table")
-        if b.kind == "skip" and nxt is not None and nxt.kind == "code" and (name := _title(b)):
+        if b.kind == "skip" and nxt is not None and nxt.kind == "code" and (name := section_title(b)):
             # a step that is only a code block under its title ("Uninstall all" / `$ pipx uninstall-all`): the
             # title introduces it as a ":" sentence would (no other passage shows that block)
             name = plain(name, markdown).rstrip(":")
@@ -566,23 +567,3 @@ def _nested_items(lines: list[str], j: int, skip: int = 0, markdown: bool = True
     while sub and not sub[-1].strip():
         sub.pop()
     return (_attached(Block("list", 0, sub), markdown), len(sub)) if sub else ("", 0)
-
-
-@functools.lru_cache(maxsize=1024)
-def section_titles(text: str, markdown: bool = True) -> tuple[tuple[int, str], ...]:
-    """The section headings of a chunk text (after `clean_markup`) as (0-based line, heading text), in line
-    order: Markdown ATX headings ("## Can I run Black with PyPy?", the "#" marks dropped) and reST titles (a line
-    over its underline). A fenced or indented code block's "# comment" is not a heading (`blocks.parsed` reads it as
-    code). `markdown` as for `units`; memoised like it."""
-    return tuple((b.start, name) for b in parsed(text, markdown) if (name := _title(b)))
-
-
-def _title(block: Block) -> str:
-    """The heading text of a block (`blocks.parsed`) that is a section title: a reST title over its underline, a
-    Markdown ATX heading without its "#" marks; else ""."""
-    if block.kind != "skip":
-        return ""
-    first = block.lines[0].strip()
-    if len(block.lines) == 2:
-        return first
-    return first.lstrip("#").strip() if re.match(r"#{1,6}\s", first) else ""
