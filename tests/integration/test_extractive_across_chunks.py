@@ -1,5 +1,5 @@
 """Extractive answers with the offline model: a ":" lead-in whose block the chunker put in the next chunk of the file
-is quoted with that block when the next chunk is a source too (`neighbours.block_across`)."""
+is quoted with that block when the next chunk is a source too (`across_chunks.block_across`)."""
 
 from __future__ import annotations
 
@@ -64,7 +64,7 @@ def test_a_lead_in_is_quoted_with_its_block_from_the_next_chunk(embedder):
 def test_an_empty_fence_in_the_next_chunk_is_no_block():
     """An mdBook fence holding only an include line is empty once the markup is cleaned: the lead-in is not shown
     with an empty block (the Rust book's workspace chapter)."""
-    from ragls.answer.neighbours import block_across
+    from ragls.answer.across_chunks import block_across
     from ragls.answer.passages import chunk_units
 
     text = ("# Workspaces\n\nRunning `cargo new` inside a workspace also adds the new package to the `members` key in "
@@ -96,7 +96,7 @@ def test_a_directive_line_left_with_the_lead_in_does_not_keep_its_block_away():
     `.. testcode::` line under it, and the example opened the next chunk: the sentence was quoted with "." and no
     code, though the next chunk was a source too. A directive line (and its options) between the lead-in and the
     chunk's end is no block of its own."""
-    from ragls.answer.neighbours import block_across
+    from ragls.answer.across_chunks import block_across
     from ragls.answer.passages import chunk_units
 
     lead, block = _chunk(OAUTH, 0, 6, "guide/security.rst"), _chunk(OAUTH, 4, 13, "guide/security.rst")

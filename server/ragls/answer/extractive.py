@@ -13,6 +13,7 @@ import re
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
+from ragls.answer.across_chunks import block_across, block_continued
 from ragls.answer.cite import content_words, english_question, other_language
 from ragls.answer.extractive_label import EXTRACTIVE_LABEL
 from ragls.answer.fences import shown_fences
@@ -29,8 +30,6 @@ from ragls.answer.includes import FileFilters
 from ragls.answer.labels import labelled
 from ragls.answer.lead_ins import lead_in_text
 from ragls.answer.neighbours import (
-    block_across,
-    block_continued,
     code_lines,
     quotes,
     read_with_neighbours,

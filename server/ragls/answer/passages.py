@@ -395,7 +395,7 @@ def block_opening(chunk: Chunk, after: int) -> str:
     lines, reST directive lines or HTML tag lines between: `blocks.between`), as a ":" sentence carries it
     (`Unit.attached`); "" when another block comes first, the chunk ends or the code block is empty (an
     mdBook ```` ```toml ```` fence around a `{{#include}}` line, which `clean_markup` removes). The reader of a lead-in whose block
-    the chunker put in the next chunk (`neighbours.block_across`)."""
+    the chunker put in the next chunk (`across_chunks.block_across`)."""
     markdown = is_markdown(chunk.path)
     for b in parsed(chunk.text, markdown):
         if block_end(b) <= after:

@@ -1,0 +1,101 @@
+"""A passage's list or code block that its chunk's end cut from it (the extractive answer, `answer/extractive.py`):
+the block its ":" introduces, when the chunker put that block in the next chunk and that chunk is a source too
+(`block_across`), and the rest of an indented code block read back from the file past the chunk's end
+(`block_continued`). The citation keeps the passage's own chunk lines.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+
+from ragls.answer.blocks import FENCE_OPEN, is_markdown
+from ragls.answer.passages import MAX_ATTACHED_LINES, Unit, block_opening, code_shown
+from ragls.core.ir import Hit
+from ragls.sources.convert import CONVERTED_EXTENSIONS, extension
+from ragls.sources.load import kind_for
+from ragls.sources.passage import ANSWER_READ_BACK_MAX_BYTES
+
+# A reST directive line (".. testcode::", ".. code-block:: python") or one of its option lines (":caption: x").
+_DIRECTIVE = re.compile(r"^[ \t]*(?:\.\. [\w:-]+ ?::|:[\w-]+:)")
+
+
+def block_across(n: int, unit: Unit, hits: dict[int, Hit]) -> Unit:
+    """Passage `unit` of source `n` with the list or code block its ":" introduces when the chunker put that block
+    in the next chunk of the file and another source `hits[k]` is that chunk (`passages.block_opening`): `unit`
+    ends its chunk (only blank lines after it, or the reST directive line that opens the block, with its options:
+    Tornado's Google login example under ".. testcode::") on a line that ends in ":" (reST "::"), so it was read as
+    a lead-in with nothing under it (`passages._dangling`: ":" became "."). "... automatic retries ... within a Requests
+    `Session` using the urllib3.util.Retry class::" ends one chunk of Requests' advanced guide and its
+    `Retry(total=3, backoff_factor=0.1, ...)` example opens the next; quoted alone it names the class but not how
+    to use it. The ":" comes back and the block is carried under it (its lines are the other chunk's: the
+    citation stays on the sentence). `unit` as it is otherwise."""
+    hit = hits.get(n)
+    if hit is None or unit.line < 0 or unit.attached or unit.code_after or not unit.sentence.endswith("."):
+        return unit
+    lines = hit.chunk.text.split("\n")
+    if unit.end >= len(lines) or not lines[unit.end].rstrip().endswith(":") \
+            or any(x.strip() and not _DIRECTIVE.match(x) for x in lines[unit.end + 1:]):
+        return unit
+    at = hit.chunk.span.start_line + unit.end  # the lead-in's last line in the file
+    for k, other in hits.items():
+        chunk = other.chunk
+        if k == n or chunk.path != hit.chunk.path or chunk.folder != hit.chunk.folder \
+                or not chunk.span.start_line <= at + 1 <= chunk.span.end_line:
+            continue
+        if block := block_opening(chunk, at - chunk.span.start_line):
+            return replace(unit, sentence=unit.sentence[:-1] + ":", attached=block)
+    return unit
+
+
+FILE_MAX_BYTES = ANSWER_READ_BACK_MAX_BYTES  # a file read back for the rest of a code block its chunk cut (`block_continued`)
+_INDENT = re.compile(r"^[ \t]*")
+
+
+def block_continued(n: int, unit: Unit, hits: dict[int, Hit]) -> Unit:
+    """Passage `unit` of source `n` with the rest of the indented code block it carries when its chunk ends inside
+    that block: the chunker cut a reST literal block ("This rotates the input image by ``theta`` degrees counter
+    clockwise::" / `from PIL import Image` / `with Image.open("hopper.jpg") as im:` and the chunk's end; Pillow's
+    reference/Image.rst), and the answer showed the code up to its cut. The rest is read from the file as it is
+    now (`sources.passage.read_back`: inside the folder, no secret file, at most FILE_MAX_BYTES), when the chunk's
+    last line is still that line of the file: the lines after it that are blank or indented at least as the
+    block, as `Unit.attached` shows a block (at most MAX_ATTACHED_LINES). The citation keeps the chunk's lines.
+    A fenced block is not read on (the chunker closes a fence it cuts); `unit` as it is otherwise."""
+    hit = hits.get(n)
+    if hit is None or not unit.attached or unit.block_end <= unit.end or not unit.attached.startswith("```\n") \
+            or not unit.attached.endswith("\n```") or unit.attached.endswith("\n…\n```"):
+        return unit
+    chunk = hit.chunk
+    lines = chunk.text.split("\n")
+    last = max((k for k, x in enumerate(lines) if x.strip()), default=-1)
+    if unit.block_end != last or "://" in chunk.path or kind_for(chunk.path) == "code" \
+            or extension(chunk.path) in CONVERTED_EXTENSIONS:
+        return unit
+    start = next((k for k in range(unit.end + 1, last + 1) if lines[k].strip() and not _DIRECTIVE.match(lines[k])),
+                 None)
+    if start is None or FENCE_OPEN.match(lines[start]):
+        return unit
+    block = lines[start:last + 1]
+    indent = min(len(_INDENT.match(x).group(0).expandtabs()) for x in block if x.strip())
+    if indent == 0:
+        return unit
+    from ragls.core.errors import Skipped
+    from ragls.sources.passage import read_back
+
+    doc = read_back(chunk.folder, chunk.path, FILE_MAX_BYTES)
+    if isinstance(doc, Skipped):
+        return unit
+    file_lines = doc.text.split("\n")
+    at = chunk.span.start_line + last  # the chunk's last line with text, in the file
+    if at >= len(file_lines) or file_lines[at].rstrip() != lines[last].rstrip():
+        return unit  # the file changed since it was indexed
+    more = []
+    for line in file_lines[at + 1:at + 1 + MAX_ATTACHED_LINES]:
+        if line.strip() and len(_INDENT.match(line).group(0).expandtabs()) < indent:
+            break
+        more.append(line)
+    while more and not more[-1].strip():
+        more.pop()
+    if not more:
+        return unit
+    return replace(unit, attached=code_shown(block + more, is_markdown(chunk.path)))
