@@ -1,4 +1,5 @@
-"""The name test (retrieval/names.py `question_names`, `_without_context`; abstention's absent_name veto) on names
+"""The name test (retrieval/user_context.py, read by names.py `question_names` and `name_terms`; abstention's
+absent_name veto) on names
 that only describe the user's own things, as the question's grammar marks them: after "for my/our ..." ("for my
 JavaScript project"), in a phrase of theirs opening the sentence up to a comma ("Behind our TLS-terminating proxy,"),
 and between an article or a possessive and its noun in a long parenthetical aside ("(Option+F on a Mac keyboard)").
@@ -7,14 +8,15 @@ Kinto's kp19, prompt-toolkit's pt07; bench/history/session-66.md, "Abstention: t
 index (tantivy + LanceDB + the offline MiniLM) of a small tool's docs written here, which never say JavaScript,
 TLS or Mac: such questions are answered, and near misses naming the thing asked in a possessive phrase of another
 form ("in my Kubernetes cluster", "from my .netrc file") or as an aside's own name ("(for example with Stryker)")
-still abstain."""
+still abstain. A call written without backticks is judged by its callees, not its arguments (`callees`: Jest's js19
+"I wrote expect(parseConfig(bad)).toThrow() ..." was refused for "parseConfig")."""
 
 from __future__ import annotations
 
 import pytest
 from offline_index import indexed_folder
 from ragls.embedding.embed import offline_model_dir
-from ragls.retrieval.names import question_names
+from ragls.retrieval.names import name_terms, question_names
 from ragls.workspace.rag_workspace import RagWorkspace
 
 pytestmark = pytest.mark.skipif(offline_model_dir() is None, reason="needs ragls[offline]")
@@ -48,6 +50,12 @@ Add a binding to a `KeyMap` object with `keymap.add(...)`. Terminals translate t
 key: to handle Alt+F, bind the two keys `'escape', 'f'`, which arrive one after the other. On keyboards with an
 Option key instead of Alt, the terminal must be set to send Option as Meta for this to work.
 """,
+"testing.md": """# Testing tasks
+
+To check that loading a task file fails, pass a function to `expect` and let it make the call:
+`expect(() => loadTasks(file)).toThrow()`. The function that throws must be invoked inside a wrapping function,
+otherwise the error is thrown before `toThrow` can catch it and the test fails with the error itself.
+""",
 "credentials.md": """# Credentials
 
 taskrun reads the credentials of a remote cache from the environment variables `TASKRUN_USER` and
@@ -71,6 +79,14 @@ def test_names_of_the_users_own_things():
     assert question_names("How do I authenticate with Windows auth (NTLM)?") == ["Windows", "NTLM"]
 
 
+def test_a_calls_arguments_are_the_users():
+    """A call written without backticks is judged by its callees: its arguments are the user's values and
+    functions."""
+    assert name_terms("I wrote expect(parseSettings(bad)).toThrow() but it crashes.") == \
+        {"expect(parseSettings(bad)).toThrow": ["expect", "tothrow"]}
+    assert name_terms("How do I call client.get('/users') with relative paths?") == {"client.get('/users": ["client", "get"]}
+
+
 @pytest.fixture(scope="module")
 def ws(tmp_path_factory):
     w = RagWorkspace([indexed_folder(tmp_path_factory.mktemp("own"), DOCS,
@@ -84,10 +100,12 @@ def ws(tmp_path_factory):
     ("Behind our TLS-terminating proxy, the URLs the taskrun dashboard hands back start with http:// instead of "
      "https://."),
     "How do I bind Alt+F (Option+F on a Mac keyboard) in a KeyMap object?",
+    ("I wrote expect(parseSettings(bad)).toThrow() but the test crashes with the error itself instead of passing. "
+     "What am I doing wrong?"),
 ])
 def test_a_name_of_the_users_own_thing_is_no_absent_name(ws, question):
-    """No chunk holds JavaScript, TLS or Mac; the docs answer for the tool, not the user's project, proxy or
-    keyboard. No absent name, answered."""
+    """No chunk holds JavaScript, TLS, Mac or parseSettings; the docs answer for the tool, not the user's project,
+    proxy, keyboard or function. No absent name, answered."""
     result = ws.retrieve(question)
     assert result.evidence.absent_names == (), result.evidence
     assert not ws.query(question).abstained, result.evidence

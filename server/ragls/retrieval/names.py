@@ -17,6 +17,7 @@ from ragls.embedding.vocabulary import wordpiece_words as _english_words
 from ragls.retrieval.asking import GENERIC_ASKING, asked_clause, asked_sentences
 from ragls.retrieval.english import HYPHEN_PREFIXES, american_spellings, in_lexicon, lexicon, lowercase_name, participle
 from ragls.retrieval.query import CODE_SPAN
+from ragls.retrieval.user_context import callees, without_user_context
 
 _ONE_IDENTIFIER = re.compile(r"[\w.:/-]+(?:=[\w.\"']*)?(?:\(\))?")
 _TOKEN_EDGES = "\"'()[]{}<>,;:!?*"
@@ -51,7 +52,7 @@ def question_names(text: str) -> list[str]:
         span = m.group(1).strip()
         if _ONE_IDENTIFIER.fullmatch(span) and not placeholder(span) and span not in defined:  # `trust_env=False`
             names.append(span.removesuffix("()"))
-    prose = _without_context(_without_quoted(CODE_SPAN.sub(" ", text)))  # code, quotations, the user's own things
+    prose = without_user_context(_without_quoted(CODE_SPAN.sub(" ", text)))  # code, quotations, the user's own things
     values = _listed_values(prose)
     owned = possessed_acronyms(text)  # "Our DBA sees ...": the user's person, not a name
     instruments = {m.group("means") for m in _INSTRUMENT.finditer(prose)
@@ -343,49 +344,15 @@ def _listed_values(prose: str) -> set[str]:
     return out
 
 
-# The user's own things as the question's grammar marks them (`_without_context`): a name that only describes a
-# thing of theirs — between "my", "our", "your" or "their" (in an aside, "a", "an" or "the" too) and the lower-case
-# noun they own — where the phrase tells what the asked thing is for or where the user stands: after "for" ("to get
-# Task for my JavaScript project?"), opening a sentence up to a comma ("Behind our TLS-terminating proxy, the URLs
-# ..."), in a parenthetical aside of `ASIDE_MIN_WORDS` words or more ("Alt+F (Option+F on a Mac keyboard)"). The
-# docs answer for the product, not for the user's project, proxy or keyboard. Elsewhere such a phrase names what is
-# asked and keeps its names ("of my Kubernetes cluster?", "from my .netrc file?", "with our Authenticode
-# certificate": near misses' subjects), and so do the possessed noun ("my Redis") and an aside's own names ("(for
-# example with Stryker)", "(lo_import / lo_export)"). bench/history/session-66.md, "Abstention: the user's own things"
-_OWNER = r"(?:[Mm]y|[Oo]ur|[Yy]our|[Tt]heir)"
-_DESCRIBED = r"\s+(?P<mods>(?:[^\s,;:?!()\"“”]+\s+){1,3}?)(?P<head>[a-z]+)"
-_FOR_OWN = re.compile(rf"\b[Ff]or\s+{_OWNER}{_DESCRIBED}(?=[\s,;:?!.)]|$)")
-_FRONTED_OWN = re.compile(rf"(?:^|(?<=[.?!]\s))\s*[A-Z][a-z]*\s+{_OWNER}{_DESCRIBED}(?=,)")
-_IN_ASIDE = re.compile(rf"\b(?:{_OWNER}|[Aa]n?|[Tt]he){_DESCRIBED}(?=[\s,;:?!.)]|$)")
-_ASIDE = re.compile(r"\(([^()]*)\)")
-ASIDE_MIN_WORDS = 3  # an aside this long tells; a shorter one ("(NTLM)", "(e.g. Redis)") glosses what is asked
-
-
-def _without_context(prose: str) -> str:
-    """`prose` with the words that describe the user's own things blanked out (`_FOR_OWN`, `_FRONTED_OWN`, and
-    `_IN_ASIDE` inside an `_ASIDE` of `ASIDE_MIN_WORDS` words or more): "... to get Task for my JavaScript
-    project?" -> "... to get Task for my            project?"; "Alt+F (Option+F on a Mac keyboard)" -> "Alt+F
-    (Option+F on a     keyboard)". Only when no describing word is a stop word and the noun they describe is none
-    either ("for my app and Redis" keeps Redis)."""
-    def described(m: re.Match) -> str:
-        if m.group("head") in STOPWORDS or any(w.lower() in STOPWORDS for w in m.group("mods").split()):
-            return m.group(0)
-        a, b = m.start("mods") - m.start(), m.end("mods") - m.start()
-        return m.group(0)[:a] + " " * (b - a) + m.group(0)[b:]
-
-    def aside(m: re.Match) -> str:
-        return _IN_ASIDE.sub(described, m.group(0)) if len(m.group(1).split()) >= ASIDE_MIN_WORDS else m.group(0)
-    return _FRONTED_OWN.sub(described, _FOR_OWN.sub(described, _ASIDE.sub(aside, prose)))
-
-
 # A lower-case word or "-" compound of such words (gevent, pytest-xdist, brand-new): prose, unless a word of it is in
 # no English dictionary (`lowercase_name`)
 _LOWER_WORDS = re.compile(r"[a-z]+(?:-[a-z]+)*")
 def name_terms(text: str) -> dict[str, list[str]]:
     """{name: its BM25 terms (`analysis.stems`)} for the names of a question (`question_names`), a name with an
-    assigned value by its bare name ("trust_env=False" -> trust, env: the value is the user's); names without
-    terms left out."""
-    return {n: t for n in question_names(text) if (t := stems(n.split("=")[0]))}
+    assigned value by its bare name ("trust_env=False" -> trust, env: the value is the user's) and a call by its
+    callees, without its arguments ("expect(parseConfig(bad)).toThrow" -> expect, tothrow: the
+    arguments are the user's values and functions: `user_context.callees`); names without terms left out."""
+    return {n: t for n in question_names(text) if (t := stems(callees(n.split("=")[0])))}
 
 
 # HTTP/3, User-Agent, X-Forwarded-For, HTTP/1.1: one name, not its words (an identifier's joints "_" "::" "." are not)
