@@ -12,6 +12,7 @@ import sys
 import pytest
 from lspkit import copy_docs, lsp_server, server_env, wait_indexed
 from lsprotocol import types
+from ragls.config.trust import trust as trust_folder
 
 LOADING = "loading the embedding model"
 
@@ -84,3 +85,38 @@ async def test_a_first_index_reports_one_progress_that_reaches_100_percent_once(
     assert any(m.startswith("for meaning search in long sections ") and m.endswith(", step 2 of 3")
                for m in messages), messages
     assert any(m.startswith("for faster answers ") and m.endswith(", step 3 of 3") for m in messages), messages
+
+
+@pytest.mark.asyncio
+async def test_two_folders_with_and_without_the_sentence_pass_count_their_own_steps(tmp_path):
+    # session 66: the steps were 3 for every folder once any folder had the sentence pass, so a folder without it
+    # said "step 1 of 3" and counted 2 of its 3 steps: the bar of such a workspace never came near 100 %
+    with_pass = copy_docs(tmp_path / "docs")
+    without = _many_sections(tmp_path / "notes")
+    (without / "ragls.toml").write_text("[index]\nsentence_vectors = false\n", encoding="utf-8")
+    trust_folder(without)  # the user trusts this test's own folder (ragls/config/trust.py)
+    async with lsp_server([with_pass, without], server_env(tmp_path / "cache"), {}) as client:
+        status = await wait_indexed(client)
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + 240
+        while not any(isinstance(v, types.WorkDoneProgressEnd) for reports in client.progress_reports.values()
+                      for v in reports) and loop.time() < deadline:
+            await asyncio.sleep(0.2)
+        first = client.progress_reports[next(iter(client.progress_reports))]
+    chunks = {f["uri"].rstrip("/").rsplit("/", 1)[-1]: f["chunks"] for f in status["folders"]}
+    n_with, n_without = chunks["docs"], chunks["notes"]
+    assert n_with != n_without, chunks  # a message's "x/n" tells its folder
+    assert isinstance(first[-1], types.WorkDoneProgressEnd), first[-1]
+    steps = [(v.message, v.percentage) for v in first[1:-1] if v.percentage is not None
+             and v.message.startswith("for ")]
+    assert [p for _, p in steps] == sorted(p for _, p in steps), steps
+    of_without = [m for m, _ in steps if f"/{n_without} " in m]
+    of_with = [m for m, _ in steps if f"/{n_with} " in m]
+    assert of_with and all(m.endswith(" of 3") for m in of_with), of_with
+    assert of_without and all(m.endswith(" of 2") for m in of_without), of_without
+    # the workspace's folders are embedded in order: the last report is the second folder's last batch of long
+    # sections' windows, its percentage every step of the first folder and the second's done so far
+    message, percentage = steps[-1]
+    assert message.startswith("for meaning search in long sections ") and message.endswith(", step 2 of 2"), steps
+    windows_done = int(message.split(" ")[-5].split("/")[0])
+    assert percentage == int(100 * (3 * n_with + n_without + windows_done) / (3 * n_with + 2 * n_without)), steps

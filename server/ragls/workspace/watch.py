@@ -60,6 +60,12 @@ def _embedding_gated() -> bool:
     return bool(gate) and os.path.exists(gate)
 
 
+def _vector_steps(idx) -> int:
+    """Steps of a folder's vector phase (IndexWorker.vector_progress): first vectors, the other windows, and the
+    answer sentences only where the folder's sentence pass runs (`idx.answer_sentences` set)."""
+    return 3 if idx.answer_sentences is not None else 2
+
+
 class IndexWorker:
     """The single writer thread of a RagWorkspace. Thread-safe `notify`, `request_sync`, `submit`.
 
@@ -503,25 +509,26 @@ class IndexWorker:
         sections, step 1 of 3 (9%)"). The percentage covers every step of every folder with its vector store
         open, so a first index counts from 0 to 100 % once, not once per step: each chunk counts once per step
         (its first vector; its other windows, done at once for a chunk with one window; its answer sentences when
-        the sentence pass runs), done = sum over folders and steps of chunks past that step. Counts only fall
+        its folder's sentence pass runs: 3 steps for such a folder, 2 for one without), done = sum over folders and
+        their own steps of chunks past that step, total = sum over folders of steps × chunks. Counts only fall
         while no file changes; `_set_busy` keeps the percentage from going back when new chunks arrive."""
-        steps = 3 if any(i.answer_sentences is not None for i in self.ws.indexes) else 2
         done_all = total_all = 0
         for i in self.ws.indexes:
             windows_left = i.pending_windows_count()
             if windows_left is None:  # vector store not open: its chunks are not counted yet
                 continue
             n = i.manifest.chunk_count()
-            total_all += steps * n
+            total_all += _vector_steps(i) * n
             done_all += (n - i.pending_count()) + (n - windows_left)
-            if steps == 3:
+            if i.answer_sentences is not None:
                 done_all += n - i.pending_sentences_count()
+        steps = _vector_steps(idx)
         total = idx.manifest.chunk_count()
         pending = idx.pending_count()
         windows = idx.pending_windows_count() or 0
         if pending:  # first vectors: until then a chunk is found by its words alone
             message = f"for meaning search {total - pending}/{total} sections, step 1 of {steps}"
-        elif windows:  # the rest of each long chunk's windows
+        elif windows or steps == 2:  # the rest of each long chunk's windows
             message = f"for meaning search in long sections {total - windows}/{total}, step 2 of {steps}"
         else:  # the sentence pass (vector_phase.py): the answer sentences of the chunks
             message = f"for faster answers {max(0, total - idx.pending_sentences_count())}/{total} sections, step 3 of 3"
