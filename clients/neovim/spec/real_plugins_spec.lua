@@ -13,6 +13,22 @@ local function plugin(name)
   return vim.fn.isdirectory(dir) == 1 and dir or nil
 end
 
+--- H.it(`title`, fn) given the folders of the plugins `names`, in that order (fn(dir, ...)); a "# SKIP" line naming them
+--- instead when one is not in `plugins` (a clone without the shared folder).
+local function it_with_plugins(title, names, fn)
+  H.it(title, function()
+    local dirs = {}
+    for i, name in ipairs(names) do
+      dirs[i] = plugin(name)
+      if not dirs[i] then
+        H.out("# SKIP " .. table.concat(names, " / ") .. " not found in " .. plugins)
+        return
+      end
+    end
+    return fn(unpack(dirs, 1, #names))
+  end)
+end
+
 -- fidget.nvim is loaded before the server starts, as a plugin manager would: it must see the first $/progress.
 local fidget_dir = plugin("fidget.nvim")
 local fidget_seen = nil
@@ -57,6 +73,21 @@ local function preview_at_focus(win)
     return false
   end
   return vim.api.nvim_win_get_cursor(win)[1] == focus.start.line + 1
+end
+
+--- `what` (<CR>, the picker's confirm) opened the best chunk's file with the cursor on its first focus line.
+local function opened_at_focus(what)
+  H.wait_for(function() return vim.uv.fs_realpath(vim.api.nvim_buf_get_name(0)) == best_file end, 10000, "opened")
+  H.eq(focus.start.line + 1, vim.api.nvim_win_get_cursor(0)[1], what .. " opens the file at the focus line")
+  vim.cmd("stopinsert")
+end
+
+--- The preview window `win` lights the cited lines: one highlight, from the first focus line.
+local function focus_lit(win)
+  local marks = vim.api.nvim_buf_get_extmarks(vim.api.nvim_win_get_buf(win), jump.highlight_ns, 0, -1,
+    { details = true })
+  H.eq(1, #marks, "the cited lines are highlighted")
+  H.eq(focus.start.line, marks[1][2], "from the first focus line")
 end
 
 H.it("fidget.nvim (real): shows the server's indexing progress; ragls echoes and notifies nothing itself", function()
@@ -108,12 +139,8 @@ H.it("fidget.nvim (real): shows the server's indexing progress; ragls echoes and
     "no ragls progress in :messages")
 end)
 
-H.it("telescope.nvim (real): the preview's cursor is on the cited line, lit; <CR> opens it", function()
-  local tele, plenary = plugin("telescope.nvim"), plugin("plenary.nvim")
-  if not (tele and plenary) then
-    H.out("# SKIP telescope.nvim / plenary.nvim not found in " .. plugins)
-    return
-  end
+it_with_plugins("telescope.nvim (real): the preview's cursor is on the cited line, lit; <CR> opens it",
+  { "telescope.nvim", "plenary.nvim" }, function(tele, plenary)
   vim.opt.runtimepath:prepend(plenary)
   vim.opt.runtimepath:prepend(tele)
   require("telescope").setup({}) -- telescope's defaults: no dynamic_preview_title
@@ -132,10 +159,7 @@ H.it("telescope.nvim (real): the preview's cursor is on the cited line, lit; <CR
   end, 30000, "the telescope picker with results")
   local win = picker.layout.preview.winid
   H.wait_for(function() return preview_at_focus(win) end, 20000, "the preview at the focus line")
-  local buf = vim.api.nvim_win_get_buf(win)
-  local marks = vim.api.nvim_buf_get_extmarks(buf, jump.highlight_ns, 0, -1, { details = true })
-  H.eq(1, #marks, "the cited lines are highlighted")
-  H.eq(focus.start.line, marks[1][2], "from the first focus line")
+  focus_lit(win)
   -- the cited lines read whole: wrapped at words, not cut at the preview's edge
   H.ok(vim.wo[win].wrap and vim.wo[win].linebreak, "the preview wraps at words")
   -- the preview is titled with the entry's path and lines, not "ragls": on screen with telescope's defaults, and
@@ -148,17 +172,11 @@ H.it("telescope.nvim (real): the preview's cursor is on the cited line, lit; <CR
   H.ok(rows[at]:find("─ " .. location .. " ─", 1, true), "the preview's border title: " .. rows[at])
   H.screenshot("telescope-preview")
   require("telescope.actions").select_default(picker.prompt_bufnr)
-  H.wait_for(function() return vim.uv.fs_realpath(vim.api.nvim_buf_get_name(0)) == best_file end, 10000, "opened")
-  H.eq(focus.start.line + 1, vim.api.nvim_win_get_cursor(0)[1], "<CR> opens the file at the focus line")
-  vim.cmd("stopinsert")
+  opened_at_focus("<CR>")
 end)
 
-H.it("snacks.nvim picker (real): the preview's cursor is on the cited line; confirm opens it", function()
-  local snacks_dir = plugin("snacks.nvim")
-  if not snacks_dir then
-    H.out("# SKIP snacks.nvim not found in " .. plugins)
-    return
-  end
+it_with_plugins("snacks.nvim picker (real): the preview's cursor is on the cited line; confirm opens it",
+  { "snacks.nvim" }, function(snacks_dir)
   package.loaded["telescope.pickers"] = nil
   vim.opt.runtimepath:prepend(snacks_dir)
   require("snacks").setup({ picker = { enabled = true } })
@@ -195,17 +213,11 @@ H.it("snacks.nvim picker (real): the preview's cursor is on the cited line; conf
   H.eq(attrs[1], attrs[2], ("lines %d and %d lit alike"):format(first, last))
   H.screenshot("snacks-preview")
   picker:action("confirm")
-  H.wait_for(function() return vim.uv.fs_realpath(vim.api.nvim_buf_get_name(0)) == best_file end, 10000, "opened")
-  H.eq(focus.start.line + 1, vim.api.nvim_win_get_cursor(0)[1], "confirm opens the file at the focus line")
-  vim.cmd("stopinsert")
+  opened_at_focus("confirm")
 end)
 
-H.it("fzf-lua (real, with Debian's fzf): the preview's cursor is on the cited line, lit; <CR> opens it", function()
-  local fzf_dir = plugin("fzf-lua")
-  if not fzf_dir then
-    H.out("# SKIP fzf-lua not found in " .. plugins)
-    return
-  end
+it_with_plugins("fzf-lua (real, with Debian's fzf): the preview's cursor is on the cited line, lit; <CR> opens it",
+  { "fzf-lua" }, function(fzf_dir)
   if vim.fn.executable("fzf") == 0 then
     -- CI installs it (.ci/run) and sets RAGLS_REQUIRE_FZF, so there this fails instead of skipping
     H.ok(os.getenv("RAGLS_REQUIRE_FZF") ~= "1", "the fzf binary (Debian package fzf) is not on PATH")
@@ -228,10 +240,7 @@ H.it("fzf-lua (real, with Debian's fzf): the preview's cursor is on the cited li
       and preview_at_focus(fzf_win.preview_winid)
   end, 30000, "the fzf-lua picker previewing the best result at its focus line")
   local win = fzf_win.preview_winid
-  local buf = vim.api.nvim_win_get_buf(win)
-  local marks = vim.api.nvim_buf_get_extmarks(buf, jump.highlight_ns, 0, -1, { details = true })
-  H.eq(1, #marks, "the cited lines are highlighted")
-  H.eq(focus.start.line, marks[1][2], "from the first focus line")
+  focus_lit(win)
   -- prose wraps at words (fzf-lua's own default is nowrap: sentences were cut at the preview's edge)
   H.eq({ true, true }, { vim.wo[win].wrap, vim.wo[win].linebreak }, "the preview wraps at words")
   local title = vim.iter(vim.api.nvim_win_get_config(win).title or {}):map(function(c) return c[1] end):join("")
@@ -239,9 +248,7 @@ H.it("fzf-lua (real, with Debian's fzf): the preview's cursor is on the cited li
   H.screenshot("fzf-lua-preview")
   -- <CR> in fzf's terminal: the default action opens the entry
   vim.api.nvim_chan_send(vim.bo[fzf_win.fzf_bufnr].channel, "\r")
-  H.wait_for(function() return vim.uv.fs_realpath(vim.api.nvim_buf_get_name(0)) == best_file end, 10000, "opened")
-  H.eq(focus.start.line + 1, vim.api.nvim_win_get_cursor(0)[1], "<CR> opens the file at the focus line")
-  vim.cmd("stopinsert")
+  opened_at_focus("<CR>")
 end)
 
 H.it("an HTML page's result: telescope's, snacks' and fzf-lua's previews show the text ragls extracted, at its lines",
@@ -381,6 +388,28 @@ H.it("an HTML page's result: telescope's, snacks' and fzf-lua's previews show th
     end
   end)
 
+--- Hold back the picker's first search (ragls.picker.query) until the picker is seen saying it runs. Returns
+--- release(probe, what, shot): waits (60 s at most, `what`) for a search to be held and probe() to be true, saves the
+--- screenshot `shot` when it was, then runs the held search and puts ragls.picker.query back; fails when the wait did.
+local function hold_first_search()
+  local picker_mod = require("ragls.picker")
+  local real_query, held = picker_mod.query, nil
+  picker_mod.query = function(text, cb, opts)
+    held = function() return real_query(text, cb, opts) end
+  end
+  return function(probe, what, shot)
+    local ok, seen = pcall(H.wait_for, function() return held and probe() end, 60000, what)
+    picker_mod.query = real_query
+    if ok then
+      H.screenshot(shot)
+    end
+    if held then
+      held()
+    end
+    assert(ok, seen)
+  end
+end
+
 --- Stop the running ragls server (the next :RagQuery starts one again); forced: one that has just started may
 --- still be busy opening its workspace.
 local function stop_server()
@@ -393,13 +422,8 @@ local function stop_server()
   H.eq({}, vim.tbl_map(function(n) return n.msg end, H.notes_matching("the server stopped")), "no crash notice")
 end
 
-H.it("telescope and snacks opened while the server starts: one entry says so at once, then the results fill in",
-  function()
-    local tele, plenary, snacks_dir = plugin("telescope.nvim"), plugin("plenary.nvim"), plugin("snacks.nvim")
-    if not (tele and plenary and snacks_dir) then
-      H.out("# SKIP telescope.nvim / plenary.nvim / snacks.nvim not found in " .. plugins)
-      return
-    end
+it_with_plugins("telescope and snacks opened while the server starts: one entry says so at once, then the results fill in",
+  { "telescope.nvim", "plenary.nvim", "snacks.nvim" }, function(tele, plenary, snacks_dir)
     vim.o.columns, vim.o.lines = 160, 40
     local picker_mod = require("ragls.picker")
     -- telescope
@@ -407,10 +431,7 @@ H.it("telescope and snacks opened while the server starts: one entry says so at 
     reset()
     stop_server()
     -- the first search once the server is up is held back here until the picker has been seen saying it runs
-    local real_query, held = picker_mod.query, nil
-    picker_mod.query = function(text, cb, opts)
-      held = function() return real_query(text, cb, opts) end
-    end
+    local release = hold_first_search()
     vim.cmd("RagQuery " .. QUERY)
     local picker
     local first = H.wait_for(function()
@@ -430,18 +451,10 @@ H.it("telescope and snacks opened while the server starts: one entry says so at 
     require("telescope.actions").select_default(picker.prompt_bufnr)
     H.ok(vim.api.nvim_buf_is_valid(picker.prompt_bufnr), "the picker stays open on the notice")
     -- the server up, its first search running (it waits for the index to open): said so, not "starting" any more
-    local ok, searching = pcall(H.wait_for, function()
-      local entry = held and picker.manager:num_results() > 0 and picker.manager:get_entry(1)
+    release(function()
+      local entry = picker.manager:num_results() > 0 and picker.manager:get_entry(1)
       return entry and entry.display == picker_mod.FIRST_SEARCH and entry.display
-    end, 60000, "the entry saying the server is up and its first search runs")
-    picker_mod.query = real_query
-    if ok then
-      H.screenshot("telescope-first-search")
-    end
-    if held then
-      held()
-    end
-    assert(ok, searching)
+    end, "the entry saying the server is up and its first search runs", "telescope-first-search")
     H.wait_for(function()
       local entry = picker.manager:num_results() > 0 and picker.manager:get_entry(1)
       return entry and entry.value.source ~= nil
@@ -485,11 +498,7 @@ H.it("fzf-lua opened while the server starts: its title says so, then that the f
   reset()
   stop_server()
   -- the first search once the server is up is held back here until the title has been seen saying it runs
-  local picker_mod = require("ragls.picker")
-  local real_query, held = picker_mod.query, nil
-  picker_mod.query = function(text, cb, opts)
-    held = function() return real_query(text, cb, opts) end
-  end
+  local release = hold_first_search()
   vim.cmd("RagQuery " .. QUERY)
   local function screen()
     local w = require("fzf-lua.win").__SELF()
@@ -512,17 +521,8 @@ H.it("fzf-lua opened while the server starts: its title says so, then that the f
   H.screenshot("fzf-lua-starting")
   -- the server up, its first search running (it waits for the index to open): said so, not "starting" any more
   local fzf_picker = require("ragls.picker_fzf")
-  local ok, searching = pcall(H.wait_for, function()
-    return held and title():find(fzf_picker.FZF_FIRST_SEARCH, 1, true) and title()
-  end, 60000, "the title saying the server is up and its first search runs")
-  picker_mod.query = real_query
-  if ok then
-    H.screenshot("fzf-lua-first-search")
-  end
-  if held then
-    held()
-  end
-  assert(ok, searching)
+  release(function() return title():find(fzf_picker.FZF_FIRST_SEARCH, 1, true) and title() end,
+    "the title saying the server is up and its first search runs", "fzf-lua-first-search")
   H.wait_for(function() return screen():find("guide/frobnicator.md", 1, true) end, 60000,
     "the results once the server answered")
   -- The notice goes with the results (fzf 0.38's --header could not be changed: it outlived them).

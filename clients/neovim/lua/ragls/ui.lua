@@ -8,22 +8,21 @@ local config = require("ragls.config")
 
 local M = {}
 
--- The text of answers and their source labels lives in ragls.answer_text; these names stay for callers of ragls.ui.
-local answer_text = require("ragls.answer_text")
-M.source_location = answer_text.source_location
-M.source_entries = answer_text.source_entries
-M.source_line = answer_text.source_line
-M.sources_heading = answer_text.sources_heading
-M.answer_lines = answer_text.answer_lines
-M.error_lines = answer_text.error_lines
-M.footer = answer_text.footer
-M.answer_keys = answer_text.answer_keys
-M.ANSWER_KEYS = answer_text.ANSWER_KEYS
-M.body_lines = answer_text.body_lines
-M.source_fname = answer_text.source_fname
+--- Make `names` of the module `mod` (a table) ragls.ui's own: the jobs that moved out of ragls.ui keep these names
+--- for its callers.
+---@param mod table
+---@param names string[]
+local function reexport(mod, names)
+  for _, name in ipairs(names) do
+    M[name] = mod[name]
+  end
+end
+
+-- The text of answers and their source labels lives in ragls.answer_text.
+reexport(require("ragls.answer_text"), { "source_location", "source_entries", "source_line", "sources_heading",
+  "answer_lines", "error_lines", "footer", "answer_keys", "ANSWER_KEYS", "body_lines", "source_fname" })
 -- What a [n] cites lives in ragls.citation.
-M.citation_at = require("ragls.citation").citation_at
-M.cited_source = require("ragls.citation").cited_source
+reexport(require("ragls.citation"), { "citation_at", "cited_source" })
 
 --- Float size from the `float.width`/`float.height` option: a fraction (<= 1) of `total`, at least `min`; a
 --- larger number is a count of columns/lines. The caller clamps it to the editor.
@@ -404,15 +403,8 @@ for _, name in ipairs({ "quickfix_sources", "focus_text", "quickfix_items", "sho
   end
 end
 
--- :RagStatus's layout lives in ragls.status_view; these names stay for callers of ragls.ui.
-local status_view = require("ragls.status_view")
-M.parse_iso = status_view.parse_iso
-M.human_time = status_view.human_time
-M.status_lines = status_view.status_lines
-M.show_status = status_view.show_status
-
-local commit_ui = require("ragls.commit_ui")
-M.insert_commit_message = commit_ui.insert_commit_message
-M.show_commit_scratch = commit_ui.show_commit_scratch
+-- :RagStatus's layout lives in ragls.status_view, the commit message's views in ragls.commit_ui.
+reexport(require("ragls.status_view"), { "parse_iso", "human_time", "status_lines", "show_status" })
+reexport(require("ragls.commit_ui"), { "insert_commit_message", "show_commit_scratch" })
 
 return M
