@@ -5,6 +5,8 @@
  * surface) with its per-turn buttons, saves a screenshot, then clicks citation [1] and checks that the cited file
  * opens; with a change staged in handbook/, clicks the Source Control title button "Generate Commit Message" and
  * reads the commit message box; asks in a new chat and types a follow-up into it (screenshot `chat-view.png`);
+ * asks for a command longer than the chat view is wide: its code block wraps, and uiChatLayout.ts' checks (source
+ * labels wrap in order, Shift+Tab focus in the theme's colours) run on that turn (screenshot `chat-code-block.png`);
  * asks a question the docs cannot answer and checks that the turn says why once and lists its closest matches,
  * [1] opening its file (screenshot `chat-abstained.png`); opens Chat History from the chat's header and picks the
  * first thread back (screenshot `chat-history.png`); uiChatErrors.ts' steps: a dead LLM server's error, with Retry
@@ -22,6 +24,7 @@
 import { execFileSync } from 'node:child_process';
 import { appendFileSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { keyboardFocusInThemeColours, sourceLabelsReadInOrder } from './uiChatLayout';
 import { chatErrorSteps } from './uiChatErrors';
 import { extractedTextAfterReload } from './uiReload';
 import { answerInputBox, paletteCommand, quickInputFocused, runMain, step, uiSession, until } from './uiSteps';
@@ -417,115 +420,8 @@ async function main(): Promise<number> {
       if (inside.length) {
         throw new Error(`the code block breaks inside a word: ${JSON.stringify(inside)}`);
       }
-      // A source label wraps after a "/" of its path, never inside the file name ("firmware-version-" above
-      // "check.md:3-9"): a name that fits a line is on one line. The label must wrap here, or this proves nothing.
-      /* eslint-disable @typescript-eslint/no-explicit-any -- (this file compiles without the DOM library) */
-      const labels: { label: string; rows: number; nameRows: number; fits: boolean }[] = await turn.evaluate((el) =>
-        Array.from(el.querySelectorAll('details.sources[open] a.source')).map((a: any) => {
-          const doc = a.ownerDocument;
-          const li = a.closest('li');
-          const style = doc.defaultView.getComputedStyle(li);
-          const width = li.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
-          const walker = doc.createTreeWalker(a, 4 /* NodeFilter.SHOW_TEXT */);
-          const tops = new Set<number>();
-          const nameTops = new Set<number>();
-          let nameWidth = 0;
-          const label = (a.textContent ?? '') as string;
-          const name = label.replace(/^\[\d+\] /, '').replace(/:.*$/, '').split('/').pop() ?? '';
-          for (let node = walker.nextNode(), at = 0; node; node = walker.nextNode()) {
-            const text = node.textContent ?? '';
-            for (let i = 0; i < text.length; i++, at++) {
-              const range = doc.createRange();
-              range.setStart(node, i);
-              range.setEnd(node, i + 1);
-              const rect = range.getClientRects()[0];
-              if (!rect || rect.width === 0) {
-                continue;
-              }
-              tops.add(Math.round(rect.top));
-              const start = label.indexOf(name + ':');
-              if (at >= start && at < start + name.length) {
-                nameTops.add(Math.round(rect.top));
-                nameWidth += rect.width;
-              }
-            }
-          }
-          return { label, rows: tops.size, nameRows: nameTops.size, fits: nameWidth <= width };
-        }));
-      /* eslint-enable @typescript-eslint/no-explicit-any */
-      const firmware = labels.find((l) => l.label.includes(FIRMWARE_FILE));
-      if (!firmware || firmware.rows < 2) {
-        throw new Error(`the label of ${FIRMWARE_FILE} does not wrap (the view is wider than this step assumes): ${JSON.stringify(labels)}`);
-      }
-      const broken = labels.filter((l) => l.fits && l.nameRows > 1);
-      if (broken.length) {
-        throw new Error(`a source's file name is broken across lines though it fits one: ${JSON.stringify(broken)}`);
-      }
-      // The view dragged narrower than the file name: the name wraps inside, and the label still reads from its "[n]"
-      // down (nothing of it above the row of "[1]": by the baseline, "[1]" stood beside the name's last line).
-      const above: string[] = await turn.evaluate((el: any) => { // eslint-disable-line @typescript-eslint/no-explicit-any
-        const doc = el.ownerDocument;
-        const before = doc.body.style.width;
-        doc.body.style.width = '150px';
-        const out: string[] = [];
-        for (const a of Array.from(el.querySelectorAll('details.sources[open] a.source')) as any[]) { // eslint-disable-line @typescript-eslint/no-explicit-any
-          const tops: number[] = [];
-          const walker = doc.createTreeWalker(a, 4 /* NodeFilter.SHOW_TEXT */);
-          for (let node = walker.nextNode(); node; node = walker.nextNode()) {
-            for (let i = 0; i < (node.textContent ?? '').length; i++) {
-              const range = doc.createRange();
-              range.setStart(node, i);
-              range.setEnd(node, i + 1);
-              const rect = range.getClientRects()[0];
-              if (rect && rect.width > 0) {
-                tops.push(Math.round(rect.top));
-              }
-            }
-          }
-          if (tops.length && Math.min(...tops) < tops[0]) {
-            out.push(`${a.textContent}: a row above its "[n]" (${tops[0] - Math.min(...tops)} px)`);
-          }
-        }
-        doc.body.style.width = before;
-        return out;
-      });
-      if (above.length) {
-        throw new Error(`in a narrow view a source label reads out of order: ${JSON.stringify(above)}`);
-      }
-      // Keyboard only: Shift+Tab from the input walks back through the turn's buttons and sources, each outlined in
-      // the theme's focus colour (the webview's default outline is near black, unseen on a dark theme, and none on a
-      // button); the buttons have the theme's button border (Dark Modern's secondary ones have no background).
-      /* eslint-disable @typescript-eslint/no-explicit-any */
-      const [focusColour, buttonBorder]: string[] = await turn.evaluate((el: any) =>
-        ['var(--vscode-focusBorder)', 'var(--vscode-button-border, transparent)'].map((value) => {
-          const probe = el.ownerDocument.createElement('div');
-          probe.style.outlineColor = value;
-          el.appendChild(probe);
-          const colour = el.ownerDocument.defaultView.getComputedStyle(probe).outlineColor;
-          probe.remove();
-          return colour;
-        }));
-      await webview.locator('#input').first().click();
-      const walked: string[] = [];
-      for (let i = 0; i < 8; i++) {
-        await page.keyboard.press('Shift+Tab');
-        const seen = await webview.locator(':focus').first().evaluate((el: any) => {
-          const s = el.ownerDocument.defaultView.getComputedStyle(el);
-          return { tag: el.tagName.toLowerCase(), text: (el.textContent ?? '').trim().slice(0, 30), outline: `${s.outlineStyle} ${s.outlineWidth} ${s.outlineColor}`,
-            border: `${s.borderTopStyle} ${s.borderTopWidth} ${s.borderTopColor}` };
-        });
-        walked.push(JSON.stringify(seen));
-        if (seen.outline !== `solid 1px ${focusColour}`) {
-          throw new Error(`the focused ${seen.tag} "${seen.text}" is outlined ${seen.outline}, not in the focus colour ${focusColour}; walked: ${walked.join(', ')}`);
-        }
-        if (seen.tag === 'button' && seen.border !== `solid 1px ${buttonBorder}`) {
-          throw new Error(`the button "${seen.text}" has the border ${seen.border}, not the theme's button border ${buttonBorder}`);
-        }
-      }
-      /* eslint-enable @typescript-eslint/no-explicit-any */
-      if (!walked.some((w) => w.includes('"tag":"a"')) || !walked.some((w) => w.includes('"tag":"button"'))) {
-        throw new Error(`Shift+Tab did not reach both a button and a source: ${walked.join(', ')}`);
-      }
+      await sourceLabelsReadInOrder(turn, FIRMWARE_FILE);
+      await keyboardFocusInThemeColours(page, webview, turn);
       await page.screenshot({ path: join(shots, 'chat-code-block.png') });
     }, page, shots);
     await step('the chat header opens Chat History: each chat by its whole first question, the latest question below', async () => {
