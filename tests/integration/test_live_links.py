@@ -71,6 +71,7 @@ def live(tmp_path):
         probe.unlink()
         return ws
 
+    start.started = started  # (ws, worker, watcher) of each start, for a test that observes the watcher
     yield folder, start
     for ws, worker, watcher in started:
         watcher.stop()
@@ -212,3 +213,33 @@ def test_a_watch_event_ends_the_remembered_verdict(tmp_path):
         assert not ws.servable(chunk)
     finally:
         ws.close()
+
+
+def test_a_change_made_while_the_watch_is_set_up_again_is_indexed(live):
+    """A new directory sets the watch up again, and the folder is rescanned for what changed meanwhile. The scan was
+    requested before the new watch was set: a file written after that scan and before the watch was active was
+    neither scanned nor reported, and stayed unindexed (a `git checkout` writing many files at once, ci66d). Here
+    the write happens in that window, after the worker went idle: it is indexed by the scan made once the new watch
+    is set."""
+    folder, start = live
+    (folder / "docs").mkdir()
+    (folder / "docs" / "guide.md").write_text("# Guide\n\nThe ferry timetable lists the puffin crossing.\n")
+    ws = start()
+    _, worker, watcher = start.started[-1]
+    listing = watcher.watched_dirs
+    late = folder / "docs" / "late.md"
+
+    def watched_dirs_then_write():
+        dirs = listing()
+        if (folder / "docs" / "new").is_dir() and not late.exists():
+            time.sleep(0.5)
+            worker.idle.wait(WAIT_S)  # the scan requested before this listing is done
+            late.write_text("# Late\n\nThe lighthouse keeper logs the storm petrel.\n")
+        return dirs
+
+    watcher.watched_dirs = watched_dirs_then_write
+    (folder / "docs" / "new").mkdir()
+    (folder / "docs" / "new" / "trigger.md").write_text("# Trigger\n\nThe cormorant roost.\n")
+    eventually(lambda: bm25(ws, "cormorant roost") == ["docs/new/trigger.md"], "the file in the new directory")
+    eventually(lambda: late.exists(), "the write in the window")
+    eventually(lambda: bm25(ws, "storm petrel") == ["docs/late.md"], "the file written while the watch was set up")

@@ -5,7 +5,8 @@ Each directory is watched on its own (one inotify watch), never an excluded one:
 one on every directory below it, node_modules and .gitignore'd build trees too (a folder of one README beside 3,000
 `node_modules/*/lib` directories took 6,504 watches, where a user's limit `fs.inotify.max_user_watches` is often
 8,192, shared with every other tool). A new directory, a renamed one, or an edited ignore file changes the set:
-the watch is set up again and the folder rescanned (what happened between the two watches is found by the scan).
+the watch is set up again and the folder rescanned once the new watch is set (`_run`: what happened between the
+two watches is found by the scan; a scan before it would miss a change made while the watch was being set up).
 A failing watch (watchfiles drops a batch holding a path that is not UTF-8)
 rescans the folders and watches on, until it fails more than `MAX_WATCH_RESTARTS` times within
 `WATCH_RESTART_WINDOW_S`: then it stops and says so in `workspace.errors` (LSP didSave still updates the index).
@@ -116,6 +117,7 @@ class FileWatcher:
         import watchfiles
 
         restarts: deque[float] = deque()
+        resync = False  # the folders are rescanned at the new watch's first report (changes or its first timeout)
         while not self._stop.is_set():
             try:
                 dirs = self.watched_dirs()
@@ -127,6 +129,9 @@ class FileWatcher:
                                                 watch_filter=self._watch_filter(watchfiles.DefaultFilter()),
                                                 recursive=False, raise_interrupt=False, yield_on_timeout=True,
                                                 rust_timeout=WATCH_CHECK_MS, ignore_permission_denied=True):
+                    if resync:  # the watch is set now: the scan finds what changed before, the watch what after
+                        resync = False
+                        self.worker.request_sync()
                     if changes:
                         self.worker.notify(path for _, path in changes)
                     if self._rewatch(changes, watched):
@@ -134,7 +139,7 @@ class FileWatcher:
                 else:
                     return  # stopped
                 log.debug("file watcher: the watched directories changed; watching them again")
-                self.worker.request_sync()  # what changed while no watch was set
+                resync = True  # what changed while no watch was set: scanned once the new watch is set
             except Exception as exc:  # noqa: BLE001 - watching is best effort; didSave still works
                 # watchfiles drops a whole batch of events when one path in it is not valid UTF-8 ("Unable to
                 # decode path ..."), and fails on a directory deleted before its watch was set: scan the folders
@@ -149,4 +154,5 @@ class FileWatcher:
                     return
                 log.info("file watcher: %s; rescanning the workspace folders", exc)
                 self.worker.request_sync()
+                resync = True  # and once more when the next watch is set
                 self._stop.wait(0.1)
