@@ -151,6 +151,18 @@ def _add(out: list[CodePassage], prose: str, code: list[str], line: int, end: in
     out.append(CodePassage(sentence, attached, line, end))
 
 
+def fence_info(line: str) -> str:
+    """The info string of an opening code fence `line`, without the fence and an attribute list's braces:
+    "```toml title=\"a.toml\"" -> 'toml title="a.toml"', "``` { .yaml }" -> ".yaml"."""
+    return line.strip().lstrip("`~").strip("{} ")
+
+
+def config_language(language: str) -> bool:
+    """Whether `language` (a fence's info string, `fence_info`, or a reST code directive's argument; its first word,
+    in any case) is one of CONFIG_LANGUAGES."""
+    return (language.split() or [""])[0].lower() in CONFIG_LANGUAGES
+
+
 def config_comments(lines: list[str], directive: str = "") -> list[CodePassage]:
     """The comment passages of a documentation page's code block `lines` (fences included) when it is
     configuration — its language, the fence's info string (```` ```toml ````) or the argument of the reST
@@ -162,11 +174,11 @@ def config_comments(lines: list[str], directive: str = "") -> list[CodePassage]:
     (bench/history/session-52.md, "Key: the closest sentence of every candidate")."""
     fenced = bool(lines) and FENCE_OPEN.match(lines[0])
     if fenced:
-        language = lines[0].strip().lstrip("`~").strip("{} ")
+        language = fence_info(lines[0])
     else:
         found = _CODE_DIRECTIVE.match(directive)
         language = found.group(1) if found else ""
-    if (language.split() or [""])[0].lower() not in CONFIG_LANGUAGES:
+    if not config_language(language):
         return []
     body = lines[1:] if fenced else lines
     if fenced and body and FENCE_OPEN.match(body[-1]):

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 from ragls.answer.blocks import FENCE_OPEN, Block, code_body
-from ragls.answer.code_passages import CONFIG_LANGUAGES
+from ragls.answer.code_passages import config_language, fence_info
 from ragls.answer.labels import CODE_SPAN
 
 # A sentence ending in the words that announce an example: "e.g.", "i.e.", "for example.", "for instance."
@@ -74,7 +74,5 @@ def is_output(sentence: str, block: Block) -> bool:
 def _configuration(block: Block) -> bool:
     """Whether `block` is a fenced code block whose language (the info string's first word) is one of
     `code_passages.CONFIG_LANGUAGES`."""
-    if not block.lines or not FENCE_OPEN.match(block.lines[0]):
-        return False
-    language = block.lines[0].strip().lstrip("`~").strip("{} ")
-    return (language.split() or [""])[0].lower() in CONFIG_LANGUAGES
+    return bool(block.lines) and FENCE_OPEN.match(block.lines[0]) is not None \
+        and config_language(fence_info(block.lines[0]))
