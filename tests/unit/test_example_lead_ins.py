@@ -69,3 +69,33 @@ def test_no_sentence_ends_after_fig():
     assert [s for s, *_ in sentence_spans(*joined_lines([text], 0))] == [
         ('If you use this role, it will insert a reference to the figure with link text by its figure number like '
          '"Fig. 1.1".'), "Numbers are only assigned with numfig."]
+
+
+def _sentences(text: str) -> list[str]:
+    return [s for s, *_ in sentence_spans(*joined_lines([text], 0))]
+
+
+def test_no_sentence_ends_after_a_spaced_e_g_or_i_e():
+    # "e. g." / "i. e." were abbreviations to the answer's renderer and the example lead-in, not to the split
+    assert _sentences("Pass a callable, e. g. MyLoader from the loaders module, to the constructor. It is called "
+                      "once.") == ["Pass a callable, e. g. MyLoader from the loaders module, to the constructor.",
+                                   "It is called once."]
+    assert _sentences("Pick one mode, i. e. Strict or lax, before the first run.") == [
+        "Pick one mode, i. e. Strict or lax, before the first run."]
+
+
+def test_no_sentence_ends_after_a_lower_case_fig():
+    assert _sentences("The pipeline is drawn in fig. 3 of the paper. It has two stages.") == [
+        "The pipeline is drawn in fig. 3 of the paper.", "It has two stages."]
+
+
+def test_every_abbreviation_the_split_knows_keeps_its_period_in_an_answer():
+    # "Fig.", "Cf." and "Vs." ended no sentence to the split, yet the renderer moved their period past the marker
+    from ragls.answer.passages import Unit
+
+    lines = render_extractive([(1, Unit("The numbers follow the figure's caption, as in Fig.")),
+                               (2, Unit("Both flags are described in the reference, Cf.")),
+                               (3, Unit("Latency Vs."))]).split("\n")
+    assert "- The numbers follow the figure's caption, as in Fig. [1]" in lines
+    assert "- Both flags are described in the reference, Cf. [2]" in lines
+    assert "- Latency Vs. [3]" in lines

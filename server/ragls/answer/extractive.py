@@ -39,6 +39,7 @@ from ragls.answer.next_passage import by_source, with_next_passages
 from ragls.answer.passages import LIST_ITEM, Unit, chunk_units, clean_markup, units
 from ragls.answer.program_output import EXAMPLE_END
 from ragls.answer.repeats import quoted_once
+from ragls.answer.sentences import ABBREVIATION_END
 from ragls.core.ir import Chunk, Hit
 
 __all__ = [
@@ -80,7 +81,6 @@ ELSEWHERE_SOURCES = 5
 ELSEWHERE_SHARE = 0.7  # ... and the share of the best cosine its own cosine reaches
 OUTSIDE_WINDOW = 0.8  # the weight of a passage of a hit's chunk outside its context lines (see extractive_picks)
 
-_ABBREVIATION_END = re.compile(r"\b(?:[eE]\.\s?g|[iI]\.\s?e|etc|cf|vs)\.$")  # a sentence ending in an abbreviation
 _FENCED = re.compile(r"^(`{3,}|~{3,})[^\n]*\n.*?^\1[ \t]*$", re.MULTILINE | re.DOTALL)  # fenced blocks
 _SELECTION_LABEL = re.compile(r"^Selected text \(.*\):[ \t]*$", re.MULTILINE)  # the clients' label above it
 
@@ -510,7 +510,7 @@ def render_extractive(picked: list[tuple[int, Unit]], label: str = EXTRACTIVE_LA
     for n, unit in picked:
         body = labelled((unit.shown or unit.sentence).rstrip(), unit.lead, any_case=True)
         end = body[-1] if body[-1] in ".!?:" and not body.endswith((". .", "..")) and not _code_end(body) else ""
-        if end == "." and _ABBREVIATION_END.search(body):  # "e.g." keeps its period: "... e.g. [2]:", not "e.g [2]."
+        if end == "." and ABBREVIATION_END.search(body):  # "e.g." keeps its period: "... e.g. [2]:", not "e.g [2]."
             body, end = body + ":" if unit.attached else body + " ", ":" if unit.attached else ""
         elif end == "." and unit.attached and EXAMPLE_END.search(body):
             body, end = body[:-1] + ":", ":"  # "..., for example [2]:" over the example it announces

@@ -11,9 +11,11 @@ import re
 from ragls.answer.blocks import FENCE_OPEN, Block, code_body
 from ragls.answer.code_passages import config_language, fence_info
 from ragls.answer.labels import CODE_SPAN
+from ragls.answer.sentences import EXAMPLE_ABBREVIATION
 
-# A sentence ending in the words that announce an example: "e.g.", "i.e.", "for example.", "for instance."
-EXAMPLE_END = re.compile(r"(?:\b[eE]\.\s?g\.|\b[iI]\.\s?e\.|\b[Ff]or (?:example|instance)\.)$")
+# A sentence ending in the words that announce an example: "e.g.", "i.e." (`sentences.EXAMPLE_ABBREVIATIONS`), "for
+# example.", "for instance."
+EXAMPLE_END = re.compile(rf"(?:{EXAMPLE_ABBREVIATION}|\b[Ff]or (?:example|instance)\.)$")
 
 
 def introduces(sentence: str) -> bool:

@@ -1,6 +1,11 @@
 """The sentences of a paragraph or list item (answer/passages.py): its source lines joined, line prefixes ("- ",
-"> ") removed, split at sentence punctuation followed by a capital — never at a line break, nor after "e.g.", "i.e.",
-"cf.", "vs." or "Fig." — each sentence with the chunk lines it spans (`joined_lines`, `sentence_spans`)."""
+"> ") removed, split at sentence punctuation followed by a capital — never at a line break, nor after an abbreviation
+that ends no sentence ("e.g.", "i.e.", "cf.", "vs.", "Fig.": `NO_SENTENCE_END`) — each sentence with the chunk lines
+it spans (`joined_lines`, `sentence_spans`).
+
+The one list of the abbreviations whose period belongs to the word is here (`ABBREVIATIONS`): the split reads it, an
+extractive answer keeps their period (`ABBREVIATION_END`, answer/extractive.py) and a sentence ending in one that
+announces an example carries the block after it (`EXAMPLE_ABBREVIATION`, answer/program_output.py)."""
 
 from __future__ import annotations
 
@@ -8,16 +13,46 @@ import re
 
 from ragls.answer.inline import plain
 
-__all__ = ["item_sentences", "join_next", "joined_lines", "last_sentence", "sentence_spans"]
+__all__ = ["ABBREVIATIONS", "ABBREVIATION_END", "EXAMPLE_ABBREVIATION", "EXAMPLE_ABBREVIATIONS", "NO_SENTENCE_END",
+           "abbreviations_pattern", "item_sentences", "join_next", "joined_lines", "last_sentence", "sentence_spans"]
 
 # a list item's marker or a blockquote's ">" opening a line
 _LINE_PREFIX = re.compile(r"^\s*(?:>\s*)*(?:[-*+]\s+|\d+[.)]\s+|#\.\s+)?")
 
-# Sentence punctuation, whitespace, then a capital or digit; never after "e.g.", "i.e.", "cf.", "vs.", "Fig." or
-# "Figs.", which do not end a sentence ("very old (e.g. Python 3.6) and very new ..." is one sentence; Sphinx's
-# "... by its figure number like "Fig. 1.1"." was cut after "Fig.").
-_SENTENCE_SPLIT = re.compile(r"(?<=[.!?])(?<!\b[eE]\.g\.)(?<!\b[iI]\.e\.)(?<!\b[cC]f\.)(?<!\bvs\.)(?<!\bFig\.)"
-                             r"(?<!\bFigs\.)\s+(?=[\"'(\[`*_]?[A-Z0-9])")
+# The abbreviations whose period belongs to the word, as a dictionary spells them; either case of the first letter
+# matches ("E.g.", "Fig."), and a space after an inner period ("e. g."). Those announcing an example carry the block
+# after them (`EXAMPLE_ABBREVIATIONS`); none but "etc." ends a sentence (`NO_SENTENCE_END`: "very old (e.g. Python
+# 3.6) and very new ..." is one sentence; Sphinx's "... by its figure number like "Fig. 1.1"." was cut after "Fig.");
+# "etc." often does ("... logs, traces, etc. Then restart it."), so a sentence may end after it.
+EXAMPLE_ABBREVIATIONS = ("e.g.", "i.e.")
+NO_SENTENCE_END = (*EXAMPLE_ABBREVIATIONS, "cf.", "vs.", "fig.", "figs.")
+ABBREVIATIONS = (*NO_SENTENCE_END, "etc.")
+
+
+def _spelling(abbreviation: str, space: str) -> str:
+    """A regular expression of `abbreviation` ("e.g.", one of `ABBREVIATIONS`) from a word boundary: either case of
+    its first letter, `space` (a pattern: "", " " or an optional whitespace) after each inner period."""
+    head, *parts = abbreviation[:-1].split(".")
+    inner = "".join(rf"\.{space}{re.escape(p)}" for p in parts)
+    return rf"\b[{head[0].lower()}{head[0].upper()}]{re.escape(head[1:])}{inner}\."
+
+
+def abbreviations_pattern(abbreviations: tuple[str, ...]) -> str:
+    """A regular expression (a non-capturing group, unanchored) matching any of `abbreviations` (as spelled in
+    `ABBREVIATIONS`) written with either case of its first letter and at most one space after an inner period."""
+    return "(?:" + "|".join(_spelling(a, r"\s?") for a in abbreviations) + ")"
+
+
+# A text ending in an abbreviation: an extractive answer keeps its period ("... etc. [2]", not "... etc [2].")
+ABBREVIATION_END = re.compile(abbreviations_pattern(ABBREVIATIONS) + "$")
+# The abbreviations announcing an example, as a pattern (answer/program_output.EXAMPLE_END)
+EXAMPLE_ABBREVIATION = abbreviations_pattern(EXAMPLE_ABBREVIATIONS)
+
+# Sentence punctuation, whitespace, then a capital or digit; never after an abbreviation of `NO_SENTENCE_END` (a
+# look-behind per spelling: look-behinds have a fixed width, so "e.g." and "e. g." are two).
+_NOT_AFTER = "".join(f"(?<!{_spelling(a, space)})" for a in NO_SENTENCE_END
+                     for space in (("", " ") if "." in a[:-1] else ("",)))
+_SENTENCE_SPLIT = re.compile(rf"(?<=[.!?]){_NOT_AFTER}\s+(?=[\"'(\[`*_]?[A-Z0-9])")
 
 
 def joined_lines(lines: list[str], start: int) -> tuple[str, list[tuple[int, int]]]:
