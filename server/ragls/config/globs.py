@@ -2,7 +2,8 @@
 (sources/walk.py), named-RAG sources (sources/resolve.py) and the trust check of a folder's RAG sources
 (config/trust_filter.py, which must see `{..,docs}/x.md` as `../x.md` exactly as the resolver will). A leaf module, so
 the settings layer can use it without importing the sources layer. `outside_glob_warnings` names the include/exclude
-globs that point outside the folder."""
+globs that point outside the folder; `globbed` is a path as every matcher reads it (the walk's include/exclude and
+secret globs, the ignore files')."""
 
 from __future__ import annotations
 
@@ -160,3 +161,10 @@ def outside_glob_warnings(include: list[str], exclude: list[str], folder: Path) 
                 continue
             warnings.append(f"{name} {why}; globs are relative to the folder and never match outside it")
     return warnings
+
+
+def globbed(rel_path: str) -> str:
+    """`rel_path` as the glob matchers read it: a newline in a name as NUL (never in a path). pathspec writes `**`
+    as `.*`, which stops at a newline: a file under a folder named "notes\nold" matched no include glob, and
+    `x\ny/.env` no secret glob (`*` reads the newline as any other character)."""
+    return rel_path.replace("\n", "\0")

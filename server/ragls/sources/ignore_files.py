@@ -1,6 +1,7 @@
 """The ignore files a folder's walk applies (`walk.FileFilter`): reading one (`read_ignore_file`, failing closed when
-it is too large or holds too many patterns to match, every problem said), and where the user's own lives
-(`user_ignore_file`)."""
+it is too large or holds too many patterns to match, every problem said), where the user's own lives
+(`user_ignore_file`), and which of them ignores a path, as git decides it (`GitIgnores`: the folder's `.gitignore`
+files and those of the git repository around it)."""
 
 from __future__ import annotations
 
@@ -13,9 +14,10 @@ from pathlib import Path
 
 from pathspec import GitIgnoreSpec
 
-from ragls.config.globs import kept_out
+from ragls.config.globs import globbed, kept_out
 from ragls.core.errors import Skipped
-from ragls.sources.load import read_bytes
+from ragls.core.uris import path_key
+from ragls.sources.load import inside_folder, read_bytes
 from ragls.sources.redact import mask_secrets
 
 log = logging.getLogger(__name__)
@@ -24,6 +26,7 @@ MAX_IGNORE_FILE_BYTES = 5_000_000  # a monorepo's .gitignore is tens of kilobyte
 # Patterns an ignore file may hold: pathspec compiles each into a regular expression and matches a path against
 # every one (20,000 lines: 3.7 CPU-s to compile, 15 ms per path, session 59); real ones hold a few hundred.
 MAX_IGNORE_PATTERNS = 5_000
+GITIGNORE = ".gitignore"
 
 
 def user_ignore_file() -> Path:
@@ -64,7 +67,7 @@ def read_ignore_file(path: Path, everything: str = "*", problems: list[str] | No
     wildcards (`globs.glob_problem`) fails closed (`globs.kept_out`). A file larger than MAX_IGNORE_FILE_BYTES or of
     more than MAX_IGNORE_PATTERNS patterns fails closed too: it becomes the one pattern `everything` (all below its
     directory; an ignore file above the folder gives "/<folder>/?*": all in the folder, not the folder itself, which
-    would drop the rules above it: `FileFilter._outer_ignores_folder`). Each such problem is logged and appended to
+    would drop the rules above it: `GitIgnores._outer_ignores_folder`). Each such problem is logged and appended to
     `problems` (when given) as a sentence for rag/status: "ignore file of 5,001 patterns (more than 5,000, each
     matched against every path): everything below its folder is left out"."""
     def problem(message: str) -> None:
@@ -103,3 +106,117 @@ def read_ignore_file(path: Path, everything: str = "*", problems: list[str] | No
 def escaped(path: str) -> str:
     """`path` as a gitignore pattern that matches it literally (`*`, `?`, `[` and backslashes escaped)."""
     return re.sub(r"([\\*?\[])", r"\\\1", path)
+
+
+class GitIgnores:
+    """The git ignore rules of one folder (`walk.FileFilter` with `sources.respect_gitignore`): its `.gitignore`
+    files (root and nested, each relative to its own directory), and, when the folder lies inside a git repository,
+    the user's own ignore file, the repository's `.git/info/exclude` and the `.gitignore` files above the folder.
+    Each file is read once (`read_ignore_file`); `clear()` forgets them (after a `.gitignore` changed).
+
+    `settings`: the folder's `[sources]` settings (`follow_outside_links` read at each use). `problems`: the ignore
+    files whose rules could not be applied as written, as index keys (one above the folder: its absolute path) ->
+    why, filled as they are read."""
+
+    def __init__(self, folder: Path, settings) -> None:
+        self.folder = Path(folder)
+        self._settings = settings
+        self._specs: dict[str, GitIgnoreSpec | None] = {}
+        self._outer: list[tuple[str, GitIgnoreSpec, str]] | None = None
+        self.problems: dict[str, str] = {}
+
+    def clear(self) -> None:
+        """Forget the ignore files read and their problems: the next match reads them again."""
+        self._specs.clear()
+        self.problems.clear()
+        self._outer = None
+
+    def match(self, rel: str, is_dir: bool) -> str | None:
+        """The .gitignore (relative path) whose rules ignore `rel`, or None. Deeper files override shallower ones,
+        and within a file the last matching rule wins, as in git. When the folder lies inside a git repository,
+        the repository's `.git/info/exclude` and the `.gitignore` files above the folder apply first."""
+        parts = rel.split("/")
+        verdict: bool | None = None
+        source = None
+        suffix = "/" if is_dir else ""
+        for prefix, spec, label in self._outer_specs():
+            result = spec.check_file(globbed(f"{prefix}/{rel}{suffix}" if prefix else rel + suffix))
+            if result.include is not None:
+                verdict, source = result.include, label
+        for depth in range(len(parts)):
+            base = "/".join(parts[:depth])
+            spec = self._spec(base)
+            if spec is None:
+                continue
+            sub = "/".join(parts[depth:]) + ("/" if is_dir else "")
+            result = spec.check_file(globbed(sub))
+            if result.include is not None:
+                verdict = result.include
+                source = f"{base}/{GITIGNORE}" if base else GITIGNORE
+        return source if verdict else None
+
+    def _spec(self, rel_dir: str) -> GitIgnoreSpec | None:
+        """The parsed `.gitignore` of the folder's directory `rel_dir` ("" for the root; None when it has none or it
+        is not read: `read_ignore_file`, or a link out of the folder), read once."""
+        if rel_dir not in self._specs:
+            path = self.folder / rel_dir / GITIGNORE if rel_dir else self.folder / GITIGNORE
+            problems: list[str] = []
+            if (os.path.lexists(path) and inside_folder(self.folder, path) is None
+                    and not getattr(self._settings, "follow_outside_links", False)):
+                # a folder's .gitignore linked to a file out of it (~/.bash_history) is not read: its lines would be
+                # read as patterns and quoted in warnings (a folder is untrusted input)
+                problems.append("ignore file is a link out of the folder: not read, its rules are not applied")
+                log.warning("%s: %s", path, problems[-1])
+                self._specs[rel_dir] = None
+            else:
+                self._specs[rel_dir] = read_ignore_file(path, problems=problems)
+            if problems:
+                self.problems[path_key(f"{rel_dir}/{GITIGNORE}" if rel_dir else GITIGNORE)] = "; ".join(problems)
+        return self._specs[rel_dir]
+
+    def _outer_specs(self) -> list[tuple[str, GitIgnoreSpec, str]]:
+        """(folder path relative to the spec's directory, spec, label) for the ignore files of the enclosing git
+        repository that lie outside the folder, lowest priority first: the user's own (`user_ignore_file`), the
+        repository's `.git/info/exclude`, the `.gitignore` files above the folder. [] when the folder is not in a
+        repo. In a git worktree or submodule `.git` is a file (`gitdir: …`): it has no `info/exclude` there, and
+        the one of the git dir it names, outside the folder, is not read (reading it said "ignore file not read
+        (unreadable: Not a directory)" in rag/status and a pop-up at every start, session 61)."""
+        if self._outer is None:
+            self._outer = []
+            root = Path(os.path.realpath(self.folder))
+            if (root / ".git").exists():
+                repo: Path | None = root
+            else:
+                repo = next((p for p in root.parents if (p / ".git").exists()), None)
+            if repo is not None:
+                chain = [repo, *[p for p in reversed(root.parents) if repo in p.parents]]
+                candidates = [(repo, user_ignore_file())]
+                if (repo / ".git").is_dir():  # a worktree's or submodule's `.git` is a file naming its git dir
+                    candidates.append((repo, repo / ".git" / "info" / "exclude"))
+                candidates += [(d, d / GITIGNORE) for d in chain if d != root]
+                for base, path in candidates:
+                    prefix = root.relative_to(base).as_posix()
+                    problems: list[str] = []
+                    spec = read_ignore_file(path, f"/{escaped(prefix)}/?*" if prefix != "." else "*", problems)
+                    if problems:
+                        self.problems[str(path)] = "; ".join(problems)
+                    if spec is not None:
+                        self._outer.append(("" if prefix == "." else prefix, spec, str(path)))
+            if (ignored_by := self._outer_ignores_folder()) is not None:
+                # The user asked for this folder by name (`ragls index node_modules/pkg`, a workspace folder under
+                # an ignored `vendor/`): the rules that ignore the whole folder are not applied to its files, or
+                # nothing would ever be indexed and nothing said why. Its own .gitignore files still apply.
+                log.info("%s is itself ignored by %s; indexing it as asked, without the ignore files above it",
+                         self.folder, ignored_by)
+                self._outer = []
+        return self._outer
+
+    def _outer_ignores_folder(self) -> str | None:
+        """The ignore file above the folder whose rules ignore the folder itself, or None (last match wins)."""
+        verdict, source = None, None
+        for prefix, spec, label in self._outer:
+            if prefix:
+                result = spec.check_file(prefix + "/")
+                if result.include is not None:
+                    verdict, source = result.include, label
+        return source if verdict else None

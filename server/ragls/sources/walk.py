@@ -2,8 +2,8 @@
 
 A file is included when it matches `settings.include` and is not excluded by any of: `settings.exclude`, the
 `.gitignore` files of the folder (root and nested, each relative to its own directory, when
-`settings.respect_gitignore`), the built-in junk directories `config.JUNK_DIRS` at any depth, the index directory
-when it lies inside the folder, the secret globs `config.SECRET_GLOBS` (when `settings.exclude_secrets`), and
+`settings.respect_gitignore`: `ignore_files.GitIgnores`), the built-in junk directories `config.JUNK_DIRS` at any
+depth, the index directory when it lies inside the folder, the secret globs `config.SECRET_GLOBS` (when `settings.exclude_secrets`), and
 editor temp files (always). A file whose extension is in upper case (`NOTES.MD`) matches an include glob written in lower case. All globs
 are gitignore-style (matched by `pathspec`), with brace sets `{a,b}` expanded first (`bracex`), nested braces
 included.
@@ -26,15 +26,14 @@ from pathlib import Path
 
 from pathspec import GitIgnoreSpec
 
-from ragls.config.globs import expand_braces, kept_out
+from ragls.config.globs import expand_braces, globbed, kept_out
 from ragls.config.settings import JUNK_DIRS, SECRET_GLOBS, SourcesSettings
 from ragls.core.uris import key_path, path_key
 from ragls.sources.ignore_files import (  # noqa: F401 - MAX_IGNORE_* re-exported
+    GITIGNORE,
     MAX_IGNORE_FILE_BYTES,
     MAX_IGNORE_PATTERNS,
-    escaped,
-    read_ignore_file,
-    user_ignore_file,
+    GitIgnores,
 )
 from ragls.sources.load import FRAGMENT_EXTENSIONS, OUTSIDE_LINK, inside_folder  # noqa: F401 - re-exported
 
@@ -42,7 +41,6 @@ log = logging.getLogger(__name__)
 
 # Editor temp and swap files (Vim, Emacs, generic). "4913" is Vim's probe file for directory write access.
 TEMP_GLOBS = ["*~", ".*.swp", ".*.swx", "4913", "*.tmp", ".#*"]
-GITIGNORE = ".gitignore"
 # `FileFilter.served`: how long a file's verdict is remembered (as `answer.includes` keeps a folder's filter), and at
 # most how many verdicts (~200 bytes each).
 SERVED_TTL_S = 5.0
@@ -83,8 +81,7 @@ class FileFilter:
         self._temp = compile_globs(TEMP_GLOBS)
         self._junk = frozenset(JUNK_DIRS)
         self._index_rel = _relative_inside(self.folder, index_dir) if index_dir is not None else None
-        self._gitignores: dict[str, GitIgnoreSpec | None] = {}
-        self._outer: list[tuple[str, GitIgnoreSpec, str]] | None = None
+        self._gitignores = GitIgnores(self.folder, settings)
         self._dir_reasons: dict[str, str | None] = {}
         self._served: dict[str, tuple[float, bool]] = {}  # `served`: path -> (monotonic time, verdict)
         self._changes = 0  # `changed` calls so far: a verdict computed across one is not remembered
@@ -99,18 +96,20 @@ class FileFilter:
         # Secret files the include globs would have taken (`secret_skip_reason`), as index keys -> reason: the
         # indexer lists them as skipped, so rag/status says why `.netrc` is not indexed. Filled by `walk_with`.
         self.secrets: dict[str, str] = {}
-        # Ignore files whose rules could not be applied as written (`ignore_files.read_ignore_file`: too large or of too many
-        # patterns, so all below them is left out; unreadable or malformed, so their rules are not applied), as
-        # index keys (an ignore file above the folder: its absolute path) -> why: the indexer lists each as skipped,
-        # so rag/status says why a folder indexes nothing. Filled as the ignore files are read (and cached with them).
-        self.ignore_problems: dict[str, str] = {}
+
+    @property
+    def ignore_problems(self) -> dict[str, str]:
+        """Ignore files whose rules could not be applied as written (`ignore_files.read_ignore_file`: too large or
+        of too many patterns, so all below them is left out; unreadable or malformed, so their rules are not
+        applied), as index keys (an ignore file above the folder: its absolute path) -> why: the indexer lists each
+        as skipped, so rag/status says why a folder indexes nothing. Filled as the ignore files are read (and cached
+        with them: `GitIgnores.problems`)."""
+        return self._gitignores.problems
 
     def invalidate(self) -> None:
         """Forget the cached `.gitignore` files and directory verdicts (e.g. after a `.gitignore` was edited), and the
         file verdicts `served` remembers."""
         self._gitignores.clear()
-        self.ignore_problems.clear()
-        self._outer = None
         self._dir_reasons.clear()
         self.changed()
 
@@ -271,98 +270,10 @@ class FileFilter:
         if self._exclude.match_file(probe):
             return "excluded by sources.exclude"
         if self.settings.respect_gitignore:
-            source = self._gitignore_match(rel, is_dir)
+            source = self._gitignores.match(rel, is_dir)
             if source is not None:
                 return f"ignored by {source}"
         return None
-
-    def _gitignore_match(self, rel: str, is_dir: bool) -> str | None:
-        """The .gitignore (relative path) whose rules ignore `rel`, or None. Deeper files override shallower ones,
-        and within a file the last matching rule wins, as in git. When the folder lies inside a git repository,
-        the repository's `.git/info/exclude` and the `.gitignore` files above the folder apply first."""
-        parts = rel.split("/")
-        verdict: bool | None = None
-        source = None
-        suffix = "/" if is_dir else ""
-        for prefix, spec, label in self._outer_specs():
-            result = spec.check_file(globbed(f"{prefix}/{rel}{suffix}" if prefix else rel + suffix))
-            if result.include is not None:
-                verdict, source = result.include, label
-        for depth in range(len(parts)):
-            base = "/".join(parts[:depth])
-            spec = self._gitignore(base)
-            if spec is None:
-                continue
-            sub = "/".join(parts[depth:]) + ("/" if is_dir else "")
-            result = spec.check_file(globbed(sub))
-            if result.include is not None:
-                verdict = result.include
-                source = f"{base}/{GITIGNORE}" if base else GITIGNORE
-        return source if verdict else None
-
-    def _gitignore(self, rel_dir: str) -> GitIgnoreSpec | None:
-        if rel_dir not in self._gitignores:
-            path = self.folder / rel_dir / GITIGNORE if rel_dir else self.folder / GITIGNORE
-            problems: list[str] = []
-            if (os.path.lexists(path) and inside_folder(self.folder, path) is None
-                    and not getattr(self.settings, "follow_outside_links", False)):
-                # a folder's .gitignore linked to a file out of it (~/.bash_history) is not read: its lines would be
-                # read as patterns and quoted in warnings (a folder is untrusted input)
-                problems.append("ignore file is a link out of the folder: not read, its rules are not applied")
-                log.warning("%s: %s", path, problems[-1])
-                self._gitignores[rel_dir] = None
-            else:
-                self._gitignores[rel_dir] = read_ignore_file(path, problems=problems)
-            if problems:
-                self.ignore_problems[path_key(f"{rel_dir}/{GITIGNORE}" if rel_dir else GITIGNORE)] = "; ".join(problems)
-        return self._gitignores[rel_dir]
-
-    def _outer_specs(self) -> list[tuple[str, GitIgnoreSpec, str]]:
-        """(folder path relative to the spec's directory, spec, label) for the ignore files of the enclosing git
-        repository that lie outside the folder, lowest priority first: the user's own (`user_ignore_file`), the
-        repository's `.git/info/exclude`, the `.gitignore` files above the folder. [] when the folder is not in a
-        repo. In a git worktree or submodule `.git` is a file (`gitdir: …`): it has no `info/exclude` there, and
-        the one of the git dir it names, outside the folder, is not read (reading it said "ignore file not read
-        (unreadable: Not a directory)" in rag/status and a pop-up at every start, session 61)."""
-        if self._outer is None:
-            self._outer = []
-            root = Path(os.path.realpath(self.folder))
-            if (root / ".git").exists():
-                repo: Path | None = root
-            else:
-                repo = next((p for p in root.parents if (p / ".git").exists()), None)
-            if repo is not None:
-                chain = [repo, *[p for p in reversed(root.parents) if repo in p.parents]]
-                candidates = [(repo, user_ignore_file())]
-                if (repo / ".git").is_dir():  # a worktree's or submodule's `.git` is a file naming its git dir
-                    candidates.append((repo, repo / ".git" / "info" / "exclude"))
-                candidates += [(d, d / GITIGNORE) for d in chain if d != root]
-                for base, path in candidates:
-                    prefix = root.relative_to(base).as_posix()
-                    problems: list[str] = []
-                    spec = read_ignore_file(path, f"/{escaped(prefix)}/?*" if prefix != "." else "*", problems)
-                    if problems:
-                        self.ignore_problems[str(path)] = "; ".join(problems)
-                    if spec is not None:
-                        self._outer.append(("" if prefix == "." else prefix, spec, str(path)))
-            if (ignored_by := self._outer_ignores_folder()) is not None:
-                # The user asked for this folder by name (`ragls index node_modules/pkg`, a workspace folder under
-                # an ignored `vendor/`): the rules that ignore the whole folder are not applied to its files, or
-                # nothing would ever be indexed and nothing said why. Its own .gitignore files still apply.
-                log.info("%s is itself ignored by %s; indexing it as asked, without the ignore files above it",
-                         self.folder, ignored_by)
-                self._outer = []
-        return self._outer
-
-    def _outer_ignores_folder(self) -> str | None:
-        """The ignore file above the folder whose rules ignore the folder itself, or None (last match wins)."""
-        verdict, source = None, None
-        for prefix, spec, label in self._outer:
-            if prefix:
-                result = spec.check_file(prefix + "/")
-                if result.include is not None:
-                    verdict, source = result.include, label
-        return source if verdict else None
 
 
 #: Version control data (a clone's .git/config: its remote URL, http.extraheader; logs/HEAD: the user's name and
@@ -385,13 +296,6 @@ def not_regular_reason(mode: int) -> str:
     folder: "not a regular file (a FIFO)" — opening a FIFO blocks until a writer comes, a device never ends."""
     kind = next((name for test, name in _SPECIAL_KINDS if test(mode)), None)
     return f"{NOT_REGULAR} ({kind})" if kind else NOT_REGULAR
-
-
-def globbed(rel_path: str) -> str:
-    """`rel_path` as the glob matchers read it: a newline in a name as NUL (never in a path). pathspec writes `**`
-    as `.*`, which stops at a newline: a file under a folder named "notes\nold" matched no include glob, and
-    `x\ny/.env` no secret glob (`*` reads the newline as any other character)."""
-    return rel_path.replace("\n", "\0")
 
 
 def secret_file(rel_path: str) -> bool:
