@@ -3,7 +3,8 @@
 query / ask / rebuild / status / commit_message are plain synchronous methods returning IR objects; the LSP layer
 (`lsp/`) runs them off the event loop and converts results to the wire, and the CLI calls them directly.
 Settings: the first folder's settings drive retrieval and generation; each folder keeps its own sources and
-chunking settings (its own ragls.toml).
+chunking settings (its own ragls.toml). Which folders and named RAGs a request's `rag` selects, and a named RAG's
+own settings: workspace/rag_selection.py.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from ragls.retrieval.relevance import abstained
 from ragls.retrieval.result import RetrievalResult
 from ragls.retrieval.search import SIGNALS, search
 from ragls.retrieval.source import FolderSource
+from ragls.workspace.rag_selection import folder_position, request_settings, selected
 from ragls.workspace.request_input import check_text, check_top_k, user_text
 from ragls.workspace.status import Status, workspace_status
 
@@ -230,50 +232,15 @@ class RagWorkspace:
                 g.wait(timeout)
 
     def folder_index(self, uri_or_path: str) -> int:
-        """Position of a workspace folder given as file:// URI, path or folder name. Raises InvalidParams."""
-
-        text = uri_or_path.strip()
-        target = None
-        if text.startswith("file:"):
-            try:
-                target = folder_uri_path(text)
-            except ValueError as exc:  # a NUL in it failed the path resolution with a -32603 "embedded null byte"
-                raise InvalidParams(f"workspaceFolder {uri_or_path!r}: {exc}") from None
-        for i, f in enumerate(self.folders):
-            if (target is not None and Path(target).resolve() == f) or text in (f.name, str(f)):
-                return i
-        raise InvalidParams(f"unknown workspace folder or rag: {uri_or_path!r}; known: "
-                            + ", ".join(f.name for f in self.folders))
+        """Position of a workspace folder given as file:// URI, path or folder name (`rag_selection.
+        folder_position`). Raises InvalidParams."""
+        return folder_position(self.folders, uri_or_path)
 
     # -- retrieval -----------------------------------------------------------------------------------------
     def _targets(self, rag: Any) -> tuple[list[FolderIndex], list[Any]]:
-        """(workspace folder indexes, named RAGs) that `rag` selects: None/""/"workspace" → every folder; a name
-        of `[rags.*]`; a workspace folder's name, path or URI (older clients); or a list of these. Raises
+        """(workspace folder indexes, named RAGs) that `rag` selects (`rag_selection.selected`). Raises
         InvalidParams for another type or an unknown name, listing the known ones."""
-        if rag is None or rag == "" or rag == []:
-            return self.indexes, []
-        names = [rag] if isinstance(rag, str) else rag
-        if not isinstance(names, list) or not all(isinstance(n, str) and n.strip() for n in names):
-            raise InvalidParams("rag must be a name or a list of names")
-        if any(n.strip() != WORKSPACE for n in names):
-            self.rags.reload()  # the user config is not watched: an edited [rags.*] table applies at once
-        folders: list[FolderIndex] = []
-        rags: list[Any] = []
-        for name in dict.fromkeys(n.strip() for n in names):
-            if name == WORKSPACE:
-                folders += [i for i in self.indexes if i not in folders]
-            elif name in self.rags.specs:
-                rags.append(self.rags.get(name))
-            else:
-                try:
-                    idx = self.indexes[self.folder_index(name)]
-                except InvalidParams:
-                    known = [WORKSPACE, *self.rags.names()]
-                    raise InvalidParams(f"unknown rag {name!r}; known: {', '.join(known)} (or a workspace folder: "
-                                        f"{', '.join(f.name for f in self.folders)})") from None
-                if idx not in folders:
-                    folders.append(idx)
-        return folders, rags
+        return selected(rag, self.folders, self.indexes, self.rags)
 
     def _search_options(self, targets: Sequence[FolderIndex]) -> dict[str, Any]:
         """search() arguments for the optional stages (`RerankerSlot.options`): the reranker
@@ -334,7 +301,7 @@ class RagWorkspace:
             else:
                 groups.append(r.retrieve(text, top_k, signals))
         result = groups[0] if len(groups) == 1 else RetrievalResult.merge(
-            groups, top_k or self._settings_for(folders, rags).retrieval.top_k)
+            groups, top_k or request_settings(self.settings, folders, rags).retrieval.top_k)
         verdicts: dict[tuple[str, str], bool] = {}  # one check per file: hits of one file share the verdict
         for h in result:
             if (key := (h.chunk.folder, h.chunk.path)) not in verdicts:
@@ -354,20 +321,6 @@ class RagWorkspace:
                 return idx.filter.served(chunk.path)
         return True
 
-    def _settings_for(self, folders, rags) -> Settings:
-        """Retrieval/template settings of a request: the workspace's, or a single named RAG's own (its
-        overrides of top_k, min_similarity, template...), with the workspace's generation backend."""
-        if folders or len(rags) != 1:
-            return self.settings
-        own = rags[0].spec.settings
-        template = own.generation.template
-        if "template" not in rags[0].spec.table and "rag_template" not in rags[0].spec.table and \
-                "generation" not in rags[0].spec.table:
-            template = self.settings.generation.template
-        generation = self.settings.generation.model_copy(update={"template": template})
-        return self.settings.model_copy(update={"retrieval": own.retrieval, "chunking": own.chunking,
-                                                "generation": generation})
-
     def _team_of(self, idx: FolderIndex):
         """The TeamIndex whose overlay `idx` is, else None."""
         return next((t for t in self.teams if t is not None and t.overlay is idx), None)
@@ -382,7 +335,7 @@ class RagWorkspace:
         t0 = time.perf_counter()
         query = analyse(check_text(text, "query", self.settings.sources.exclude_secrets))
         top_k = check_top_k(top_k)
-        settings = self._settings_for(*self._targets(rag))
+        settings = request_settings(self.settings, *self._targets(rag))
         hits = self.retrieve(query, top_k, rag, expand=expand)
         abstains = self.abstains(query, hits, settings)
         return QueryResult(query.text, hits.shown(), abstains, (time.perf_counter() - t0) * 1000)
@@ -421,7 +374,7 @@ class RagWorkspace:
         if not isinstance(question, str) or not question.strip():
             raise InvalidParams("question must be a non-empty string")
         folders, rags = self._targets(rag)  # validates rag before any work
-        settings = self._settings_for(folders, rags)
+        settings = request_settings(self.settings, folders, rags)
         chat = make_chat_model(settings.generation)
         for idx in folders:  # an answer waits for the embedding model (extractive answers need it too)
             idx.open_vectors()
