@@ -15,11 +15,7 @@ for _, line in ipairs(vim.fn.readfile(toml)) do
 end
 vim.fn.writefile(kept, toml)
 -- the edit revoked the folder's trust: trust it again as the user would (`ragls trust`)
-local trust_cmd = vim.json.decode(os.getenv("RAGLS_TEST_SERVER_CMD"))
-trust_cmd[#trust_cmd] = "trust"
-table.insert(trust_cmd, H.workspace)
-local trusted = vim.system(trust_cmd, { text = true }):wait()
-assert(trusted.code == 0, "ragls trust failed: " .. (trusted.stderr or ""))
+H.trust_workspace()
 
 H.load_plugin_for_workspace()
 local messages = {} -- the server's indexing progress messages, from its start

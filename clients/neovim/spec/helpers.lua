@@ -125,6 +125,16 @@ function H.load_plugin_for_workspace(extra)
   return H.load_plugin(vim.tbl_extend("force", { cmd = H.server_cmd }, extra or {}))
 end
 
+--- Trust the workspace's ragls.toml again as the user would, with `ragls trust` run by the test's server command
+--- (an edit of the file revokes its trust). Raises when the command fails.
+function H.trust_workspace()
+  local cmd = vim.deepcopy(H.server_cmd)
+  cmd[#cmd] = "trust" -- "serve" -> "trust"
+  table.insert(cmd, H.workspace)
+  local trusted = vim.system(cmd, { text = true }):wait()
+  assert(trusted.code == 0, "ragls trust failed: " .. (trusted.stderr or ""))
+end
+
 --- Synchronous request on a client (0.10/0.11).
 function H.request_sync(client, method, params, timeout_ms)
   local resp

@@ -35,16 +35,21 @@ H.it("keymaps from setup are set buffer-locally when the client attaches", funct
   H.eq("", vim.fn.maparg("<leader>ra", "n"), "ask not mapped (not listed)")
 end)
 
+--- The quickfix items `:RagQuery! {query}` fills the (emptied) list with, once its title says it holds them.
+local function query_items(query)
+  vim.fn.setqflist({}, "r")
+  vim.cmd("RagQuery! " .. query)
+  return H.wait_for(function()
+    local info = vim.fn.getqflist({ title = 1, items = 1 })
+    return info.title == "RagQuery: " .. query and #info.items > 0 and info.items
+  end, 30000, "quickfix items")
+end
+
 H.it(":RagQuery! fills the quickfix list with path:line of the matching section and opens it", function()
   local query = "frobnicator timeout seconds"
   local direct = H.request_sync(client, "rag/query", { query = query, topK = 20 }) -- search_top_k's default
   H.eq(nil, direct.err, "rag/query error")
-  vim.fn.setqflist({}, "r")
-  vim.cmd("RagQuery! " .. query)
-  local items = H.wait_for(function()
-    local info = vim.fn.getqflist({ title = 1, items = 1 })
-    return info.title == "RagQuery: " .. query and #info.items > 0 and info.items
-  end, 30000, "quickfix items")
+  local items = query_items(query)
   H.eq(#direct.result.chunks, #items, "one item per chunk")
   local first = items[1]
   H.eq("guide/frobnicator.md", H.rel(vim.api.nvim_buf_get_name(first.bufnr)), "path of the best hit")
@@ -157,12 +162,7 @@ H.it(":RagQuery! under a long heading path: the quickfix line shows the passage,
   H.wait_for(function() return H.notes_matching("ragls: indexed 4 files")[1] end, 120000, "the rebuild")
   vim.o.columns, vim.o.lines = 100, 30
   local query = "how do I dismiss a merge banner"
-  vim.fn.setqflist({}, "r")
-  vim.cmd("RagQuery! " .. query)
-  local items = H.wait_for(function()
-    local info = vim.fn.getqflist({ title = 1, items = 1 })
-    return info.title == "RagQuery: " .. query and #info.items > 0 and info.items
-  end, 30000, "quickfix items")
+  local items = query_items(query)
   local first = items[1]
   H.eq(rel, H.rel(vim.api.nvim_buf_get_name(first.bufnr)), "the banner page first")
   -- the section's own heading, then the passage, readable: the start of both sentences

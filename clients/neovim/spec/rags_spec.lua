@@ -11,11 +11,7 @@ vim.list_extend(lines, { "", "[rags.notes]", ('sources = ["%s"]'):format(notes) 
 vim.fn.writefile(lines, toml)
 -- Sources outside the workspace need folder trust, which the edit above revoked: trust the new ragls.toml again
 -- (`ragls trust`, as the user would), with the interpreter the test runs the server with.
-local trust_cmd = vim.json.decode(os.getenv("RAGLS_TEST_SERVER_CMD"))
-trust_cmd[#trust_cmd] = "trust"
-table.insert(trust_cmd, H.workspace)
-local trusted = vim.system(trust_cmd, { text = true }):wait()
-assert(trusted.code == 0, "ragls trust failed: " .. (trusted.stderr or ""))
+H.trust_workspace()
 
 H.load_plugin_for_workspace({})
 local client = H.open_and_wait_indexed("README.md", 3)

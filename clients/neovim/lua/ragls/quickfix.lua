@@ -30,6 +30,27 @@ local function open_list()
   vim.api.nvim_set_option_value("linebreak", true, { scope = "local", win = vim.api.nvim_get_current_win() })
 end
 
+--- A quickfix item (no text yet) at where `source` starts (`jump.source_start`: its focus lines' first line and
+--- column) through the last line of `range`: in buffer `bufnr` (an extracted-text buffer, |ragls.extracted|), else
+--- file `fname`, else named by the source's path or URI (`module`: a file not on this machine).
+---@param source table  PROTOCOL Source (with `bufnr` when it is shown in one)
+---@param bufnr integer|nil
+---@param fname string|nil
+---@param range table|nil  PROTOCOL Range
+---@return table item, integer col0  the item and its 0-based byte column
+local function located_item(source, bufnr, fname, range)
+  local lnum, col0 = jump.source_start(source, fname)
+  return {
+    bufnr = bufnr,
+    filename = fname,
+    module = not (fname or bufnr) and (source.path or source.uri) or nil,
+    lnum = lnum,
+    -- 1-based bytes; 0: no column (a source starting at a line's start: "col 1" on every entry is noise)
+    col = col0 > 0 and col0 + 1 or 0,
+    end_lnum = jump.last_line(range),
+  }, col0
+end
+
 --- Every source of a finished answer to the quickfix list ("[n] title", at its cited lines, in answer order), titled
 --- "RagAsk: <question>", and the list opened (`botright copen`, focused). Returns the number of items (0, with a
 --- message, for an answer without sources). The item of a source whose lines count extracted text (a PDF, HTML or
@@ -52,16 +73,9 @@ function M.quickfix_sources(question, result)
       or { source.focusRange or source.range }
     for _, range in ipairs(places) do
       local place = vim.tbl_extend("force", source, { focusRange = range, bufnr = bufnr })
-      local lnum, col0 = jump.source_start(place, fname)
-      table.insert(items, {
-        bufnr = bufnr,
-        filename = fname,
-        module = not (fname or bufnr) and (source.path or source.uri) or nil,
-        lnum = lnum,
-        col = col0 > 0 and col0 + 1 or 0, -- 1-based bytes; 0: no column (a source at a line's start)
-        end_lnum = jump.last_line(range),
-        text = ("[%d]%s%s"):format(source.n, where_note(source), title),
-      })
+      local item = located_item(place, bufnr, fname, range)
+      item.text = ("[%d]%s%s"):format(source.n, where_note(source), title)
+      table.insert(items, item)
     end
   end
   vim.fn.setqflist({}, " ", { title = "RagAsk: " .. (question or ""), items = items })
@@ -182,20 +196,12 @@ function M.quickfix_items(chunks)
     local first = preview or M.focus_text(chunk) or ui.body_lines(chunk.text, source.title)[1]
     first = first and vim.fn.strcharpart(vim.trim(first), 0, 200) -- a minified file's one line is megabytes
     local title = source.title and source.title ~= "" and one_line(source.title) or nil
-    local lnum, col0 = jump.source_start(source, fname)
-    table.insert(items, {
-      bufnr = bufnr,
-      filename = fname,
-      module = not (fname or bufnr) and (source.path or source.uri) or nil,
-      lnum = lnum,
-      -- A chunk starting at a line's start has no column worth showing ("col 1" on every entry is noise).
-      col = col0 > 0 and col0 + 1 or 0,
-      end_lnum = jump.last_line(source.focusRange or source.range),
-      text = fit_quickfix_text(title, first and one_line(first),
-        bufnr and vim.api.nvim_buf_get_name(bufnr) or fname or source.path or source.uri or "", lnum,
-        end_lnum_of(source), col0),
-      user_data = { score = chunk.score, id = chunk.id },
-    })
+    local item, col0 = located_item(source, bufnr, fname, source.focusRange or source.range)
+    item.text = fit_quickfix_text(title, first and one_line(first),
+      bufnr and vim.api.nvim_buf_get_name(bufnr) or fname or source.path or source.uri or "", item.lnum,
+      end_lnum_of(source), col0)
+    item.user_data = { score = chunk.score, id = chunk.id }
+    table.insert(items, item)
   end
   return items
 end
