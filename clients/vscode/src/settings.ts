@@ -12,28 +12,12 @@ import { ServerSettings } from './launch';
 
 export const SECTION = 'ragls';
 
-/** Pass-through keys, as dotted paths under `ragls.` (the server accepts camelCase). */
-export const PASS_THROUGH_KEYS = [
-  'sources.include',
-  'sources.exclude',
-  'retrieval.topK',
-  'retrieval.minSimilarity',
-  'embedding.model',
-  'embedding.modelPath',
-  'generation.backend',
-  'generation.model',
-  'generation.baseUrl',
-  'generation.apiKeyEnv',
-  'commit.style',
-  'index.path',
-] as const;
-
 /**
  * Pass-through keys that point ragls at programs, endpoints, keys, paths outside the folder or a model download:
  * in restricted mode (an untrusted workspace) only their user-level value is sent — a cloned folder's
  * .vscode/settings.json must not set them. Also `restrictedConfigurations` in package.json.
  */
-export const RESTRICTED_KEYS: ReadonlySet<string> = new Set([
+const RESTRICTED = [
   'embedding.model',
   'embedding.modelPath',
   'generation.backend',
@@ -41,7 +25,19 @@ export const RESTRICTED_KEYS: ReadonlySet<string> = new Set([
   'generation.baseUrl',
   'generation.apiKeyEnv',
   'index.path',
-]);
+] as const;
+
+export const RESTRICTED_KEYS: ReadonlySet<string> = new Set(RESTRICTED);
+
+/** Pass-through keys, as dotted paths under `ragls.` (the server accepts camelCase): the restricted ones and these. */
+export const PASS_THROUGH_KEYS = [
+  'sources.include',
+  'sources.exclude',
+  'retrieval.topK',
+  'retrieval.minSimilarity',
+  'commit.style',
+  ...RESTRICTED,
+] as const;
 
 /** `ragls.server.*` with defaults from package.json. */
 export function serverSettings(): ServerSettings {
