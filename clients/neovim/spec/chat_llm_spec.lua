@@ -118,7 +118,7 @@ end)
 
 H.it("the chat names its keys in the winbar; <C-q> on a turn sends its sources to the quickfix list", function()
   local chat_win = chat.thread.win
-  H.contains(vim.wo[chat_win].winbar, "<C-q>", "key hint in the winbar")
+  H.contains(vim.wo[chat_win].winbar, "<CR> open / follow up", "key hint in the winbar")
   H.ok(vim.endswith(vim.wo[chat_win].winbar, "q close "), "the whole hint fits: " .. vim.wo[chat_win].winbar)
   -- resized, the chat shows the hint that fits it, whole: the one chosen at its opening was cut at its left ("<p ·")
   -- once the split narrowed
@@ -131,8 +131,11 @@ H.it("the chat names its keys in the winbar; <C-q> on a turn sends its sources t
     return chat.keys_hint(w)
   end
   H.contains(hint_for(70), "<C-q> quickfix · r retry", "a longer hint in 70 columns")
+  -- the split's default width in a 120-column editor, then in an 80-column one: each hint says how to follow up
+  H.contains(hint_for(59), "<CR> open / follow up", "the follow-up named in 59 columns")
   local short = hint_for(40)
   H.ok(vim.fn.strdisplaywidth(short) <= 40 and vim.endswith(short, "q close "), "a shorter one whole in 40: " .. short)
+  H.contains(short, "follow up", "the follow-up named in 40 columns")
   vim.api.nvim_win_set_width(chat_win, width)
   vim.api.nvim_win_set_cursor(chat_win, { chat.thread.heading_line[1], 0 })
   vim.api.nvim_feedkeys(vim.keycode("<C-q>"), "mx", false)

@@ -179,13 +179,17 @@ function M.sources_to_quickfix()
 end
 
 --- The key hint shown in the chat window's winbar (split layouts) or bottom border (float): the longest that fits.
+--- Every one names the follow-up (`<CR>` away from a source), the chat's main key: the default split of a 120- or
+--- 80-column editor (59 or 39 columns) showed "<CR> open · <C-q> qf · q close", and nothing said how to ask one.
 ---@param width integer
 ---@return string|nil
 function M.keys_hint(width)
   return longest_fitting({
     " <CR> open source / ask a follow-up · <C-q> sources to quickfix · r ask again · q stop/close ",
     " <CR> open / follow up · <C-q> quickfix · r retry · q close ",
-    " <CR> open · <C-q> qf · q close ",
+    " <CR> open / follow up · <C-q> qf · r retry · q close ",
+    " <CR> open / follow up · q close ",
+    " <CR> open/ask · q close ",
   }, width)
 end
 
