@@ -4,9 +4,9 @@
 --- lines, stops on a hit-enter prompt ("Press ENTER or type command to continue") over whatever you were doing:
 --- the "server stopped" notice at 60 columns, the server's untrusted-folder warning (3 rows at 100 columns) right
 --- after vim.secure's question. |ragls.rpc| `notify` shows such a notice here instead, when no notification plugin
---- replaced vim.notify (a plugin shows it its own way): its line cut to the command line (|ragls.progress| `fit`,
---- kept in |:messages|), and the whole text wrapped in a small float at the bottom right, above the statusline,
---- that closes by itself (`M.show_ms`) or when the next notice replaces it.
+--- replaced vim.notify (a plugin shows it its own way): its line cut to the command line (|ragls.progress| `fit`;
+--- |:messages| keeps the whole text: `M.echo_whole`), and the whole text wrapped in a small float at the bottom
+--- right, above the statusline, that closes by itself (`M.show_ms`) or when the next notice replaces it.
 
 local M = {}
 
@@ -48,14 +48,30 @@ function M.show_ms(msg)
   return math.min(M.MAX_MS, M.MIN_MS + M.MS_PER_CHAR * vim.fn.strchars(msg))
 end
 
+--- Keep `msg` whole in |:messages| and leave `line` (its line cut to the command line) there, with no hit-enter
+--- prompt. Neovim cannot add a message to the history without showing it, and one wider than the command line
+--- asks for Enter: `msg` is shown, then |:redraw| (an intended redraw: Neovim does not ask for Enter after it)
+--- redraws the screen under it at once, and `line` is echoed, not kept a second time. :messages had only the cut
+--- line ("ragls: git commit failed: Author identity unknown *** Please tell me who you are. Run git config …"), and
+--- the float with the whole text closes by itself.
+---@param msg string
+---@param line string
+---@param hl string|nil
+function M.echo_whole(msg, line, hl)
+  vim.api.nvim_echo({ { msg, hl } }, true, {})
+  vim.cmd.redraw()
+  vim.api.nvim_echo({ { line, hl } }, false, {})
+end
+
 --- Show `msg` (a notice too wide for the command line) at `level` (|vim.log.levels|): its line cut to the command
---- line and kept in |:messages|, the whole text in a float (replacing an earlier one). Returns the float's window.
+--- line, the whole text in |:messages| (`M.echo_whole`) and in a float (replacing an earlier one). Returns the
+--- float's window.
 ---@param msg string
 ---@param level integer
 ---@return integer|nil win nil when the editor is too small for a float
 function M.show(msg, level)
   local hl = level >= vim.log.levels.ERROR and "ErrorMsg" or level >= vim.log.levels.WARN and "WarningMsg" or nil
-  vim.api.nvim_echo({ { require("ragls.progress").fit(msg), hl } }, true, {})
+  M.echo_whole(msg, require("ragls.progress").fit(msg), hl)
   M.close()
   local width = math.min(M.MAX_WIDTH, vim.o.columns - 4) -- the border's 2 columns and a margin of 1 each side
   local rows_free = vim.o.lines - vim.o.cmdheight - (vim.o.laststatus > 0 and 1 or 0) - 2 -- the border's 2 rows
