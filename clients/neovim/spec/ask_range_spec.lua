@@ -26,6 +26,9 @@ H.it("a visual range is sent as an ephemeral document; its source jumps back to 
   H.eq({ "## Rations", "", "The zorblax ration is 17 biscuits per day.", "Biscuits are stored in the blue tin." },
     sent_text, "the selected lines were sent")
   H.eq(nil, vim.uv.fs_stat(documents[1]), "the temporary selection file is removed")
+  -- the float heads the question with the lines it is about (the float covers them; it had the question alone)
+  H.eq("## How many biscuits is the zorblax ration? (" .. vim.fn.fnamemodify(notes, ":~:.") .. ":5-8)",
+    vim.api.nvim_buf_get_lines(buf, 0, 1, false)[1], "the heading names the selection")
   H.contains(result.answer, "17 biscuits", "answer comes from the selection")
   local source = H.last_source(result.sources, function(s) return s.uri == vim.uri_from_fname(notes) end)
   H.ok(source, "a source points at the selected buffer: " .. vim.inspect(result.sources))
@@ -70,7 +73,8 @@ H.it("a generic question about a visual range, without an LLM, is answered from 
     "3,4RagAsk What does this mean?")
   H.contains(question, "What does this mean?\n\nSelected text (", "the question carries the selection")
   H.contains(question, "wombat migration starts at the first frost", "selected text in the question")
-  H.eq("## What does this mean?", vim.api.nvim_buf_get_lines(buf, 0, 1, false)[1], "heading shows the short question")
+  H.eq("## What does this mean? (" .. vim.fn.fnamemodify(notes, ":~:.") .. ":3-4)", vim.api.nvim_buf_get_lines(buf, 0, 1,
+    false)[1], "heading shows the short question and its place, not the selected text")
   H.contains(result.answer, "wombat", "the extractive answer quotes the selection")
   H.eq(vim.uri_from_fname(notes), result.sources[1].uri, "the best source is the selection")
   for _, s in ipairs(result.sources) do

@@ -169,10 +169,20 @@ function M.selection_question(question, bufnr, line1, line2)
   if #text > M.MAX_SELECTION_CHARS then
     text = text:sub(1, M.MAX_SELECTION_CHARS) .. "\n…"
   end
-  local name = vim.api.nvim_buf_get_name(bufnr)
-  local where = ("%s:%d-%d"):format(name ~= "" and vim.fn.fnamemodify(name, ":~:.") or "[selection]", line1, line2)
+  local where = M.selection_place(bufnr, line1, line2)
   local fence = text:find("```", 1, true) and "~~~~" or "```"
   return ("%s\n\nSelected text (%s):\n%s\n%s\n%s"):format(question, where, fence, text, fence)
+end
+
+--- Where a range is, for people and the model: "config.rst:31-33" (the path as |:ls| shows it), "[selection]:2-4"
+--- for an unnamed buffer.
+---@param bufnr integer
+---@param line1 integer
+---@param line2 integer
+---@return string
+function M.selection_place(bufnr, line1, line2)
+  local name = vim.api.nvim_buf_get_name(bufnr)
+  return ("%s:%d-%d"):format(name ~= "" and vim.fn.fnamemodify(name, ":~:.") or "[selection]", line1, line2)
 end
 
 --- Point sources that come from the selection file back at the buffer lines they were taken from. A named
@@ -268,7 +278,10 @@ function M.ask(question, opts)
     if view then
       return view
     end
-    view = answer_float.answer_view(question)
+    -- A range's question is headed with its place, as VS Code's turn ("What does this mean? (config.rst:31-33)"):
+    -- the float covers the selection, and the quickfix list and |:RagLast| name the question this way.
+    view = answer_float.answer_view(opts.range
+      and ("%s (%s)"):format(question, M.selection_place(bufnr, opts.range[1], opts.range[2])) or question)
     view.on_abort = done -- closed before the question was sent: it never is (on_sent)
     -- `r` in the float: close it (stopping the answer if it still streams) and ask again.
     view.on_retry = function()
