@@ -18,6 +18,7 @@ H.it("<CR> on a source line opens the file at the start of its range", function(
   vim.api.nvim_feedkeys(vim.keycode("<CR>"), "mx", false)
   H.eq(false, vim.api.nvim_win_is_valid(win), "float closed")
   H.eq("guide/frobnicator.md", H.rel(vim.api.nvim_buf_get_name(0)), "file opened")
+  H.eq("guide/frobnicator.md", vim.fn.bufname("%"), "named as :edit names it (the statusline had the absolute path)")
   H.eq((source.focusRange or source.range).start.line + 1, vim.api.nvim_win_get_cursor(0)[1],
     "cursor on the first line of the focus lines (else the range)")
 end)

@@ -166,7 +166,9 @@ function M.jump_to_source(source, win)
   end
   -- Not vim.lsp.util.show_document: its tagstack entry expands <cword>, which fails (E348) when the cursor is on a
   -- blank line, so a source could not be opened from there.
-  local bufnr = vim.fn.bufadd(fname)
+  -- Named relative to the current directory when it is below it, as `:edit guide/x.md` names it: the statusline,
+  -- :ls and a buffer line showed the absolute path of every source opened (`/home/me/proj/docs/x.md`).
+  local bufnr = vim.fn.bufadd(vim.fn.fnamemodify(fname, ":."))
   vim.bo[bufnr].buflisted = true
   return jump_to_buffer(bufnr, range, win, at)
 end
