@@ -80,18 +80,21 @@ export function chatPage(webview: vscode.Webview, initial?: ChatPageInitial): st
      in -webkit-focus-ring-color, near black (#101010), unseen on a dark theme, and a focused button not at all. */
   a:focus, button:focus, summary:focus, textarea:focus { outline: 1px solid var(--vscode-focusBorder); outline-offset: -1px; }
   [hidden] { display: none !important; }
+  /* Read by a screen reader, not shown: the live region that says an answer is ready (#announce). */
+  .sr-only { position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%); white-space: nowrap; }
 </style>
 </head>
 <body>
 <header>
   <button id="threads" title="${escapeHtml(header.title)}"><span class="label">${escapeHtml(header.label)}</span><span class="more">${header.earlier ? `History (${header.earlier}) ▾` : 'History ▾'}</span></button>
 </header>
-<main id="content">${initial?.html ?? '<p class="empty">Loading…</p>'}</main>
+<main id="content" aria-label="Chat thread">${initial?.html ?? '<p class="empty">Loading…</p>'}</main>
 <footer>
   <textarea id="input" rows="2" placeholder="Ask your docs, or follow up…" title="Enter sends, Shift+Enter starts a new line"></textarea>
   <button id="send">Send</button>
   <button id="stop" class="secondary"${initial?.busy ? '' : ' hidden'}>Stop</button>
 </footer>
+<div id="announce" class="sr-only" role="status" aria-live="polite"></div>
 <script nonce="${nonce}">
   const vscode = acquireVsCodeApi();
   const content = document.getElementById('content');
@@ -99,12 +102,56 @@ export function chatPage(webview: vscode.Webview, initial?: ChatPageInitial): st
   const send = document.getElementById('send');
   const stop = document.getElementById('stop');
   const threads = document.getElementById('threads');
+  const announce = document.getElementById('announce');
+  // The thread turn by turn: a turn whose HTML did not change keeps its elements, so keyboard focus (a link or button
+  // of an earlier turn, reached with Shift+Tab while an answer streams), a <details> the user opened and a screen
+  // reader's place stay; a turn that changed is replaced, its focused element focused again in the new one. The
+  // whole thread was replaced at each render (every 50 ms while an answer streams), which dropped focus to the page.
+  // Focus is given back only while the page has it: given back to a citation just clicked, it took the focus from
+  // the editor its source had opened in.
+  const FOCUSABLE = 'a, button, summary, [tabindex]';
+  const shown = new Map(); // data-turn -> the HTML its section was made from
+  function patch(html) {
+    const tpl = document.createElement('template');
+    tpl.innerHTML = html;
+    const next = Array.from(tpl.content.children);
+    if (!next.length || !next.every((n) => n.matches('section.turn[data-turn]'))) {
+      shown.clear();
+      content.replaceChildren(tpl.content);
+      return;
+    }
+    // (only while the page has the focus: a citation clicked opens its file, and the editor has the focus then)
+    const focused = document.hasFocus() ? document.activeElement : null;
+    const focusTurn = focused && content.contains(focused) ? focused.closest('section.turn') : null;
+    const focusAt = focusTurn ? Array.from(focusTurn.querySelectorAll(FOCUSABLE)).indexOf(focused) : -1;
+    const old = new Map();
+    for (const node of Array.from(content.childNodes)) {
+      if (node.nodeType === 1 && node.matches('section.turn[data-turn]')) { old.set(node.dataset.turn, node); } else { node.remove(); }
+    }
+    const ids = new Set(next.map((n) => n.dataset.turn));
+    for (const id of Array.from(shown.keys())) { if (!ids.has(id)) { shown.delete(id); } }
+    const wanted = next.map((n) => {
+      const id = n.dataset.turn;
+      const kept = old.get(id) && shown.get(id) === n.outerHTML ? old.get(id) : n;
+      shown.set(id, n.outerHTML);
+      return kept;
+    });
+    for (const node of old.values()) { if (!wanted.includes(node)) { node.remove(); } }
+    wanted.forEach((node, i) => {
+      if (content.children[i] !== node) { content.insertBefore(node, content.children[i] || null); }
+    });
+    if (focusTurn && !focusTurn.isConnected && focusAt >= 0) {
+      const again = wanted.find((n) => n.dataset.turn === focusTurn.dataset.turn);
+      const target = again ? again.querySelectorAll(FOCUSABLE)[focusAt] : undefined;
+      if (target) { target.focus({ preventScroll: true }); }
+    }
+  }
   window.addEventListener('message', (event) => {
     const msg = event.data;
     if (!msg || msg.type !== 'render') { return; }
     const atEnd = content.scrollTop + content.clientHeight >= content.scrollHeight - 40;
     const before = content.querySelectorAll('section.turn').length;
-    content.innerHTML = msg.html;
+    patch(msg.html);
     const turns = content.querySelectorAll('section.turn');
     const newest = turns[turns.length - 1];
     if (turns.length > before && before > 0) {
@@ -118,6 +165,11 @@ export function chatPage(webview: vscode.Webview, initial?: ChatPageInitial): st
     threads.querySelector('.label').textContent = header.label;
     threads.querySelector('.more').textContent = header.earlier ? 'History (' + header.earlier + ') ▾' : 'History ▾';
     threads.title = header.title;
+    if (msg.announce) {
+      // Said again when the same words come twice (two answers in a row citing as many sources).
+      announce.textContent = '';
+      setTimeout(() => { announce.textContent = msg.announce; }, 100);
+    }
   });
   function submit() {
     const text = input.value.trim();

@@ -29,6 +29,29 @@ export function answerFooter(result: AskResult): string {
   return [writer, ...(result.cached ? ['cached'] : []), `${(result.elapsedMs / 1000).toFixed(1)} s`].join(' · ');
 }
 
+/**
+ * What a screen reader says when `turn` ends (the chat page's live region, `#announce`): the thread itself is not a
+ * live region (it is redrawn as the answer streams), so without it nothing told a blind user the answer had come.
+ * "Answer ready, 2 sources cited." / "No answer in your docs; 3 closest matches listed." / "The LLM failed: an
+ * extractive answer is shown." / "The question failed: <why>" / "Answer stopped."; undefined while it runs.
+ */
+export function turnAnnouncement(turn: ChatTurn): string | undefined {
+  const r = turn.result;
+  const count = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`;
+  if (turn.status === 'done' && r) {
+    const { cited } = citedSources(r);
+    if (r.abstained) {
+      return `No answer in your docs; ${cited.length === 1 ? '1 closest match' : `${cited.length} closest matches`} listed.`;
+    }
+    const sources = `${count(cited.length, 'source')} cited.`;
+    return r.error ? `The LLM failed: an extractive answer is shown, ${sources}` : `Answer ready, ${sources}`;
+  }
+  if (turn.status === 'error') {
+    return `The question failed: ${turn.error ?? 'see the chat'}`;
+  }
+  return turn.status === 'stopped' ? 'Answer stopped.' : undefined;
+}
+
 /** What a turn's HTML needs besides the turn. */
 export interface TurnHtmlContext {
   /** The answer's markdown as HTML, `[n]` a link when source `n` is known (answer.ts `createRenderer`). */

@@ -27,7 +27,7 @@ import type { ServerManager } from '../server';
 import { chatPage } from './page';
 import { ChatThread, ChatTurn, historyOf, newThread, ThreadStore } from './thread';
 import { oneLine, ThreadItem, threadItem } from './history';
-import { TURN_ACTIONS, TurnAction, turnHtml } from './turnHtml';
+import { TURN_ACTIONS, TurnAction, turnAnnouncement, turnHtml } from './turnHtml';
 import { counted } from '../words';
 
 export interface ChatAskOptions {
@@ -51,6 +51,8 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
   private readonly titles = new Map<number, Map<number, string>>();
   private readonly render = createRenderer();
   private renderTimer: NodeJS.Timeout | undefined;
+  /** What the page's live region says at the next render (`turnAnnouncement`: a turn just ended), once. */
+  private announcement: string | undefined;
   private readonly _onDidUpdate = new vscode.EventEmitter<ChatThread>();
   /** Fires after each change of the current thread (tests wait on it). */
   readonly onDidUpdate = this._onDidUpdate.event;
@@ -197,6 +199,8 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
     } finally {
       this.cancels.delete(turn.requestId);
       cancel.dispose();
+      const ended = this.find(thread, turn.requestId);
+      this.announcement = ended ? turnAnnouncement(ended) : undefined;
       this.changed(true);
     }
   }
@@ -451,7 +455,11 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
       void vscode.commands.executeCommand('setContext', 'ragls.chatBusy', this.busy);
     }
     this.html = this.bodyHtml();
-    void this.view?.webview.postMessage({ type: 'render', html: this.html, busy: this.busy, header: this.header() });
+    const announce = this.announcement;
+    this.announcement = undefined;
+    void this.view?.webview.postMessage({
+      type: 'render', html: this.html, busy: this.busy, header: this.header(), ...(announce ? { announce } : {}),
+    });
     this._onDidUpdate.fire(this.thread);
   }
 

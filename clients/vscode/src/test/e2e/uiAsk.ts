@@ -325,8 +325,27 @@ async function main(): Promise<number> {
       await chat.locator('#input').first().click();
       await page.keyboard.type('and how do I check which version of it is running?', { delay: 10 });
       await page.keyboard.press('Enter');
+      // Keyboard only: Shift+Tab from the input to the turn above while the follow-up is answered. Its button keeps
+      // the focus through the follow-up's renders (the thread was redrawn whole at each one: focus fell to the page).
+      await page.keyboard.press('Shift+Tab');
+      const focused = () => chat.locator('body').evaluate((body) => {
+        const el = body.ownerDocument.activeElement;
+        const turn = el?.closest('section.turn');
+        return el && turn ? `turn ${Array.from(body.querySelectorAll('section.turn')).indexOf(turn) + 1}: ${el.textContent}` : el?.tagName ?? '';
+      });
+      const reached = await focused();
       const next = chat.locator(`section.turn:nth-of-type(${before + 2})`);
       await next.locator('details.sources').first().waitFor({ state: 'visible', timeout: STEP_TIMEOUT_MS });
+      // A screen reader hears that the answer came (the page's live region), the thread being no live region.
+      const announce = chat.locator('#announce[role="status"]');
+      await until(page, 'the live region to say the answer is ready',
+        async () => /^Answer ready, \d+ sources? cited\.$/.test((await announce.textContent()) ?? ''));
+      await page.waitForTimeout(1000); // the cited lines' hover text arrives after the answer: one more render
+      const after = await focused();
+      if (!reached.startsWith(`turn ${before + 1}: `) || after !== reached) {
+        throw new Error(`keyboard focus on ${JSON.stringify(reached)} before the follow-up's answer, on ${JSON.stringify(after)} after it`);
+      }
+      console.log(`#   focus kept on ${JSON.stringify(after)}; announced ${JSON.stringify(await announce.textContent())}`);
       const heading = (await next.locator('h3.question').first().textContent()) ?? '';
       if (heading !== 'and how do I check which version of it is running?') {
         throw new Error(`the follow-up's heading is ${JSON.stringify(heading)}`);
