@@ -66,6 +66,8 @@ export class RagSelection implements vscode.Disposable {
     const names = this.names ?? ['workspace'];
     this.item.text = `$(database) ${names.join(', ')}`;
     this.item.tooltip = 'ragls: questions and searches go to these knowledge bases — click to change';
+    // (read as "database workspace, ragls: questions …" without it: the icon's name first)
+    this.item.accessibilityInformation = { label: `ragls knowledge bases: ${names.join(', ')}, click to change` };
   }
 
   dispose(): void {

@@ -48,6 +48,10 @@ editorSuite(() => {
       assert.equal(api.status.text, '$(sync~spin) ragls: indexing 93%');
       assert.equal(String(api.status.item.tooltip), 'ragls: indexing 93%\n\nfor faster answers 120/894 sections, step 3 of 3');
       assert.equal(api.status.step, 'indexing 93% · for faster answers 120/894 sections, step 3 of 3');
+      // A screen reader's words: no icon name, the item once, then its step (VS Code read "sync~spin ragls: indexing
+      // 93%, ragls: indexing 93% …", the icon's name and the item twice).
+      assert.equal(api.status.item.accessibilityInformation?.label,
+        'ragls: indexing 93%, for faster answers 120/894 sections, step 3 of 3');
       // a report with neither keeps both (it was "ragls: indexing · …" with the percentage gone)
       api.status.onWorkDoneProgress(token, { kind: 'report' });
       assert.equal(api.status.text, '$(sync~spin) ragls: indexing 93%');
@@ -70,6 +74,7 @@ editorSuite(() => {
       await api.server.refreshStatus();
     }
     assert.match(api.status.text, /^\$\(book\) ragls: 4 files · \d+ sections$/);
+    assert.match(api.status.item.accessibilityInformation?.label ?? '', /^ragls: 4 files, \d+ sections$/);
     assert.equal(api.status.step, undefined, 'no step once ready');
     // A question asked while the server starts says what it waits for (the item's step), not "Searching your docs…".
     let step: string | undefined = 'starting the server · 4 s';
