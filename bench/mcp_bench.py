@@ -13,7 +13,7 @@ with `python -m ragls index` (cache in <workdir>/cache, kept between runs). The 
     threads, from /proc) at the first answer - unlike wall time, CPU hardly depends on the machine's load. On an
     indexed folder the first answer comes from BM25 while the embedding model loads (progressive start).
 (b) Warm `search_docs`: once every chunk has its vector (index_status pending_vectors 0, so the model is loaded),
-    16 varied queries x `--rounds`, one after another; client round trip p50 / p95 and the server's elapsed_ms.
+    the 16 varied queries of bench/live.py x `--rounds`, one after another; client round trip p50 / p95 and the server's elapsed_ms.
 
 The last line, `SUMMARY mcp_bench: ...`, gives the medians and whether the 2 s target was met.
 
@@ -34,19 +34,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from data import dataset  # noqa: E402 - bench/data.py: --corpus, $RAGLS_BENCH_DATA, ../shared, the fetch folder
-
-QUERIES = ["what is ownership", "borrowing rules mutable reference", "the Option enum instead of null",
-           "recoverable errors with Result", "trait bounds", "lifetime annotations", "closures capture environment",
-           "Rc<T> reference counting", "message passing channels", "pattern matching syntax ranges",
-           "declarative macros macro_rules", "thread pool graceful shutdown", "store a list of values in a vector",
-           "iterate over a HashMap", "the ? operator", "writing unit tests"]
-
-
-def pct(values: list[float], p: float) -> float:
-    values = sorted(values)
-    k = (len(values) - 1) * p
-    lo, hi = int(k), min(int(k) + 1, len(values) - 1)
-    return values[lo] + (values[hi] - values[lo]) * (k - lo)
+from live import QUERIES, pct  # noqa: E402 - the queries and percentile of the live benchmark, for comparable figures
 
 
 def env_for(cache: Path) -> dict[str, str]:
