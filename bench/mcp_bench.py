@@ -13,7 +13,8 @@ with `python -m ragls index` (cache in <workdir>/cache, kept between runs). The 
     threads, from /proc) at the first answer - unlike wall time, CPU hardly depends on the machine's load. On an
     indexed folder the first answer comes from BM25 while the embedding model loads (progressive start).
 (b) Warm `search_docs`: once every chunk has its vector (index_status pending_vectors 0, so the model is loaded),
-    the 16 varied queries of bench/live.py x `--rounds`, one after another; client round trip p50 / p95 and the server's elapsed_ms.
+    the 16 varied queries of bench/live.py x `--rounds`, one after another; client round trip p50 / p95 and the
+    server's elapsed_ms.
 
 The last line, `SUMMARY mcp_bench: ...`, gives the medians and whether the 2 s target was met.
 
