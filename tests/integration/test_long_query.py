@@ -47,6 +47,7 @@ def test_short_query_is_not_truncated(ws):
 
 
 def test_fit_query_keeps_whole_sentences_from_the_end(ws):
+    ws.embedder.ensure_loaded()  # the tokenizer counts once the model is loaded (None before: nothing would be cut)
     count = ws.embedder.query_token_count
     limit = ws.embedder.max_length
     kept, cut = fit_query(LOG + " " + QUESTION, count, limit)
