@@ -43,8 +43,8 @@ def live(tmp_path):
     folder.mkdir()
     started = []
 
-    def start():
-        (folder / "ragls.toml").write_text(offline_toml(tmp_path / "index", sentence_pass=True))
+    def start(more: str = ""):
+        (folder / "ragls.toml").write_text(offline_toml(tmp_path / "index", more, sentence_pass=True))
         trust_folder(folder)  # the user trusts this test's own folder (ragls/config/trust.py)
         ws = RagWorkspace([folder])
         ws.index()  # loads the model now: the worker would otherwise load it before the first edit is handled
@@ -162,6 +162,32 @@ def test_only_the_directories_it_indexes_are_watched_new_and_renamed_ones_too(li
     eventually(lambda: bm25(ws, "walrus parser") == ["docs/moved/deeper/notes.md"], "the edit after the rename")
     eventually(lambda: inotify_watches() - before == 4, "the renamed directories watched, the old ones not")
     assert bm25(ws, "gannet colony") == []
+
+
+@pytest.mark.skipif(not glob.glob("/proc/self/fdinfo/*"), reason="needs Linux's /proc")
+def test_directories_no_include_glob_reaches_are_not_watched(live):
+    """`sources.include = ["docs/**/*.md"]` indexes nothing from src/: its 150 directories took 150 inotify watches
+    (and the walk entered each); now only the folder and docs/ are watched, a directory made in src/ sets up no
+    watch, one made in docs/ does and its file is indexed."""
+    folder, start = live
+    for i in range(150):
+        (folder / "src" / f"mod{i}").mkdir(parents=True)
+    (folder / "src" / "mod0" / "readme.md").write_text("# Module\n\nThe kestrel hovers over the verge.\n")
+    (folder / "docs").mkdir()
+    (folder / "docs" / "guide.md").write_text("# Guide\n\nThe ferry timetable lists the puffin crossing.\n")
+    before = inotify_watches()
+    ws = start('[sources]\ninclude = ["docs/**/*.md"]\n')
+    assert bm25(ws, "puffin crossing") == ["docs/guide.md"]
+    assert bm25(ws, "kestrel hovers") == []
+    assert inotify_watches() - before == 2  # the folder and docs/
+
+    (folder / "src" / "mod150").mkdir()
+    (folder / "docs" / "api").mkdir()
+    (folder / "docs" / "api" / "ref.md").write_text("# Reference\n\nThe harbour master keeps the tide tables.\n")
+    eventually(lambda: bm25(ws, "harbour master tide") == ["docs/api/ref.md"], "a file in a new docs/ directory")
+    eventually(lambda: inotify_watches() - before == 3, "docs/api watched")
+    time.sleep(1.0)
+    assert inotify_watches() - before == 3  # src/mod150 not
 
 
 def test_a_link_out_of_the_folder_is_skipped_and_never_served(live, tmp_path):

@@ -168,3 +168,47 @@ def globbed(rel_path: str) -> str:
     as `.*`, which stops at a newline: a file under a folder named "notes\nold" matched no include glob, and
     `x\ny/.env` no secret glob (`*` reads the newline as any other character)."""
     return rel_path.replace("\n", "\0")
+
+
+_GLOB_CHARS = re.compile(r"[*?\[\\]")
+
+
+def literal_folders(include: Iterable[str]) -> list[tuple[str, ...]] | None:
+    """The leading literal names of each line of `include` (gitignore-style globs that let files in, as
+    `sources.include`; braces expanded, "!" lines skipped: they only keep files out), or None when one line can
+    match at any depth: a line without a "/" before its end (`*.md`, `docs/`: gitignore matches it in every
+    folder), one starting with `**`, or one holding an escape (`\\#x`). `docs/**/*.md` -> ("docs",),
+    `/site/en/*.html` -> ("site", "en"), `docs/a.md` -> ("docs", "a.md"), `*/x.md` -> () (every folder: its first
+    name is a wildcard). A folder can hold a match of a line only when its names and the line's literal names agree
+    as far as both go (`include_reaches`). Lines `kept_out` drops are left out as the walk does; a brace set past
+    MAX_BRACE_EXPANSIONS gives None (the walk's glob warning says it)."""
+    found: list[tuple[str, ...]] = []
+    for glob in kept_out(include, excluding=False)[0]:
+        line = glob.strip()
+        if not line or line.startswith(("#", "!")):
+            continue
+        try:
+            expansions = expand_braces(line)
+        except ValueError:
+            return None
+        for pattern in expansions:
+            if "\\" in pattern or "/" not in pattern.rstrip("/") or pattern.lstrip("/").startswith("**"):
+                return None
+            names = pattern.lstrip("/").rstrip("/").split("/")
+            literal = []
+            for name in names:
+                if _GLOB_CHARS.search(name):
+                    break
+                literal.append(name)
+            found.append(tuple(literal))
+    return found
+
+
+def include_reaches(folders: list[tuple[str, ...]] | None, rel_dir: str) -> bool:
+    """Whether a file below folder `rel_dir` ("/"-separated, relative to the workspace folder, "" for itself) can
+    match an include line whose leading literal names are one of `folders` (`literal_folders`; None: any folder):
+    the folder's names and a line's agree as far as both go (`docs`, `docs/api` for `docs/**/*.md`; not `src`)."""
+    if folders is None or not rel_dir:
+        return True
+    names = tuple(rel_dir.split("/"))
+    return any(names[:len(lead)] == lead[:len(names)] for lead in folders)

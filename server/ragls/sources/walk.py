@@ -26,7 +26,7 @@ from pathlib import Path
 
 from pathspec import GitIgnoreSpec
 
-from ragls.config.globs import expand_braces, globbed, kept_out
+from ragls.config.globs import expand_braces, globbed, include_reaches, kept_out, literal_folders
 from ragls.config.settings import JUNK_DIRS, SECRET_GLOBS, SourcesSettings
 from ragls.core.uris import key_path, path_key
 from ragls.sources.ignore_files import (  # noqa: F401 - MAX_IGNORE_* re-exported
@@ -77,6 +77,7 @@ class FileFilter:
         self.folder = Path(folder)
         self.settings = settings
         self._include = compile_globs(settings.include)
+        self._include_folders = literal_folders(settings.include)  # None: an include line matches at any depth
         self._exclude = compile_globs(settings.exclude, excluding=True)
         self._temp = compile_globs(TEMP_GLOBS)
         self._junk = frozenset(JUNK_DIRS)
@@ -223,6 +224,11 @@ class FileFilter:
         """True when the directory `rel_dir` is walked (not excluded itself nor inside an excluded directory)."""
         return self.dir_reason(rel_dir) is None
 
+    def dir_walked(self, rel_dir: str) -> bool:
+        """`dir_included(rel_dir)`, and a file below it can match `sources.include` (`globs.include_reaches`: not
+        `src/` for `docs/**/*.md`): the walk descends into it and the file watcher watches it."""
+        return include_reaches(self._include_folders, _norm(key_path(rel_dir))) and self.dir_included(rel_dir)
+
     def dir_reason(self, rel_dir: str) -> str | None:
         """Why the directory `rel_dir` (and everything below it) is excluded, or None. Cached."""
         rel_dir = _norm(key_path(rel_dir))
@@ -316,7 +322,7 @@ def walk(folder: Path, settings: SourcesSettings, index_dir: Path | None = None)
     """Sorted "/"-separated paths, relative to `folder`, of the regular files to index (see `FileFilter`), as index
     keys (`uris.path_key`; a name that is not valid UTF-8 is percent-encoded, never an error).
 
-    Excluded directories are not descended into. A symlink to a regular file inside the folder that is indexed
+    Excluded directories, and those no include glob can reach (`FileFilter.dir_walked`), are not descended into. A symlink to a regular file inside the folder that is indexed
     itself is left out (real-path identity: one copy, under the real name); a symlink to any other regular file is
     listed under its own path and recorded in `FileFilter.aliases` (target real path -> alias keys) so the watcher
     can follow the target, unless the target lies outside the folder: such a link is left out and recorded in
@@ -382,12 +388,12 @@ def walk_with(file_filter: FileFilter) -> list[str]:
                     elif stat.S_ISREG(target.st_mode) and (why := file_filter.secret_skip_reason(rel)) is not None:
                         file_filter.secrets[path_key(rel)] = why  # a link named like a secret file
                     elif stat.S_ISDIR(target.st_mode):  # never followed; one out of the folder is said
-                        if file_filter.dir_reason(rel) is None and _points_outside(root, entry.path):
+                        if file_filter.dir_walked(rel) and _points_outside(root, entry.path):
                             file_filter.unreadable[f"{path_key(rel)}/"] = OUTSIDE_DIR_LINK
                     elif file_filter._file_reason(rel) is None:
                         file_filter.unreadable[path_key(rel)] = not_regular_reason(target.st_mode)
                 elif entry.is_dir(follow_symlinks=False):
-                    if file_filter.dir_reason(rel) is None:
+                    if file_filter.dir_walked(rel):
                         stack.append(rel)
                 elif entry.is_file(follow_symlinks=False):
                     if file_filter._file_reason(rel) is None:
@@ -406,7 +412,8 @@ def walk_with(file_filter: FileFilter) -> list[str]:
 def walked_dirs(file_filter: FileFilter) -> list[str]:
     """Absolute paths of the directories `walk_with(file_filter)` descends into: the folder itself and every
     directory below it that is neither excluded (`FileFilter.dir_reason`: junk directories such as node_modules,
-    .gitignore'd ones, `sources.exclude`) nor a symlink (never followed) nor unlistable. What the file watcher
+    .gitignore'd ones, `sources.exclude`) nor out of `sources.include`'s reach (`FileFilter.dir_walked`: `src/` for
+    `docs/**/*.md`) nor a symlink (never followed) nor unlistable. What the file watcher
     watches: a file of any other directory is never indexed. Empty when the folder cannot be listed."""
     root = file_filter.folder
     found: list[str] = []
@@ -423,7 +430,7 @@ def walked_dirs(file_filter: FileFilter) -> list[str]:
         for entry in entries:
             rel = f"{rel_dir}/{entry.name}" if rel_dir else entry.name
             try:
-                if entry.is_dir(follow_symlinks=False) and file_filter.dir_reason(rel) is None:
+                if entry.is_dir(follow_symlinks=False) and file_filter.dir_walked(rel):
                     stack.append(rel)
             except OSError as exc:
                 log.debug("cannot stat %s: %s", entry.path, exc)

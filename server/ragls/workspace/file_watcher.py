@@ -101,7 +101,7 @@ class FileWatcher:
 
     def _entered(self, path: str) -> bool:
         """Whether `path` is a directory to watch: not a symlink, inside a workspace folder and entered by its walk
-        (`FileFilter.dir_included`), or the folder's `.git` or `.git/info` (made by `git init`)."""
+        (`FileFilter.dir_walked`), or the folder's `.git` or `.git/info` (made by `git init`)."""
         if not os.path.isdir(path) or os.path.islink(path):
             return False
         for idx in self.worker.ws.indexes:
@@ -109,7 +109,7 @@ class FileWatcher:
                 rel = Path(path).relative_to(idx.folder).as_posix()
             except ValueError:
                 continue
-            if rel in (".git", ".git/info") or (rel != "." and idx.filter.dir_included(rel)):
+            if rel in (".git", ".git/info") or (rel != "." and idx.filter.dir_walked(rel)):
                 return True
         return False
 

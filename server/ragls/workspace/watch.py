@@ -224,7 +224,7 @@ class IndexWorker:
         if p.is_symlink():
             return False  # symlinked directories are never followed
         if p.is_dir():
-            return idx.filter.dir_included(rel)
+            return idx.filter.dir_walked(rel)
         return not p.exists() and idx.manifest.has_files_under(rel)
 
     def _mark(self, folder: int, rel: str | None, now: float) -> None:
