@@ -7,8 +7,11 @@ one on every directory below it, node_modules and .gitignore'd build trees too (
 8,192, shared with every other tool). A new directory, a renamed one, or an edited ignore file changes the set:
 the watch is set up again and the folder rescanned once the new watch is set (`_run`: what happened between the
 two watches is found by the scan; a scan before it would miss a change made while the watch was being set up).
-A failing watch (watchfiles drops a batch holding a path that is not UTF-8)
-rescans the folders and watches on, until it fails more than `MAX_WATCH_RESTARTS` times within
+The user's inotify limit (`fs.inotify.max_user_watches`, shared with every tool) reached: the shallowest directories
+are watched, as many as fit (`_fewer`), and rag/status says how many are not (`LIMIT_WARNING`); the full set is
+tried again whenever the watch is set up again. A directory that cannot be watched (deleted before its watch was
+set, unreadable) is left out and the others watched. A failing watch (watchfiles drops a batch holding a path that
+is not UTF-8) rescans the folders and watches on, until it fails more than `MAX_WATCH_RESTARTS` times within
 `WATCH_RESTART_WINDOW_S`: then it stops and says so in `workspace.errors` (LSP didSave still updates the index).
 """
 
@@ -16,6 +19,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 import threading
 import time
 from collections import deque
@@ -31,6 +35,14 @@ MAX_WATCH_RESTARTS = 30  # watcher failures within WATCH_RESTART_WINDOW_S before
 WATCH_RESTART_WINDOW_S = 60.0
 WATCH_CHECK_MS = 1000  # how often the watch looks for new symlink targets (a full scan finds them): cheap set tests
 IGNORE_FILES = (".gitignore", "ragls.toml", os.path.join(".git", "info", "exclude"))  # edits change the set
+# rag/status's warning while the inotify limit leaves directories unwatched (watched, wanted, unwatched).
+LIMIT_WARNING = ("file watcher: the inotify watch limit (fs.inotify.max_user_watches) is reached: {0} of {1} folders "
+                 "are watched, the shallowest first; edits in the other {2} are indexed when the editor saves them or "
+                 "at the next `ragls index`; raise the limit (sysctl fs.inotify.max_user_watches=524288) to watch all")
+# watchfiles' error when a directory cannot be watched names it: 'OS file watch limit reached. about ["/x/d55"]
+# (Error { kind: MaxFilesWatch, … })', 'No such file or directory (os error 2) about ["/x/gone"]'. (Its
+# `ignore_permission_denied=True` skipped every directory past the limit, and said nothing.)
+_NAMED_PATH = re.compile(r'about \["(.*?)"\]')
 
 
 class FileWatcher:
@@ -41,6 +53,7 @@ class FileWatcher:
         self.folders = folders
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="ragls-watch", daemon=True)
+        self._limit_entry: dict[str, str] | None = None  # LIMIT_WARNING's entry in `worker.ws.errors`, while it holds
 
     def start(self) -> None:
         self._thread.start()
@@ -113,22 +126,68 @@ class FileWatcher:
                 return True
         return False
 
+    @staticmethod
+    def _shallow_first(dirs: list[str]) -> list[str]:
+        """`dirs` (absolute paths), the shallowest first (fewest path separators, then by name): under the inotify
+        limit a folder's top directories are watched before its deep ones."""
+        return sorted(dirs, key=lambda d: (d.count(os.sep), d))
+
+    @staticmethod
+    def _fewer(exc: BaseException, tried: list[str]) -> tuple[list[str], bool] | None:
+        """The directories to watch next after the watch of `tried` failed with `exc`, and whether the inotify limit
+        is why; None when `exc` names no directory of `tried` (a failure to count). watchfiles names the directory
+        it could not watch ('… about ["/x/d55"]'): at "OS file watch limit reached" (the notify crate's
+        MaxFilesWatch) those before it (their watches were set; half when it names none), at a directory gone or
+        not readable (deleted before its watch was set, mode 300) all but it. None too when nothing is left."""
+        text = str(exc)
+        named = _NAMED_PATH.search(text)
+        path = named.group(1) if named else None
+        if isinstance(exc, OSError) and ("MaxFilesWatch" in text or "watch limit" in text):
+            fewer, limited = tried[:tried.index(path) if path in tried else len(tried) // 2], True
+            fewer = fewer[:len(tried) - 1]
+        elif isinstance(exc, (FileNotFoundError, PermissionError, NotADirectoryError)) and path in tried:
+            fewer, limited = [d for d in tried if d != path], False
+        else:
+            return None
+        return (fewer, limited) if fewer else None
+
+    def _say_limit(self, watched: int, wanted: int) -> None:
+        """Put LIMIT_WARNING in rag/status's errors while `watched` < `wanted` directories are watched, or take it
+        out once all are."""
+        errors = self.worker.ws.errors
+        if self._limit_entry in errors:
+            errors.remove(self._limit_entry)
+        self._limit_entry = None
+        if watched < wanted:
+            self._limit_entry = {"message": LIMIT_WARNING.format(watched, wanted, wanted - watched),
+                                 "severity": "warning"}
+            errors.append(self._limit_entry)
+            log.warning("%s", self._limit_entry["message"])
+
     def _run(self) -> None:
         import watchfiles
 
         restarts: deque[float] = deque()
         resync = False  # the folders are rescanned at the new watch's first report (changes or its first timeout)
+        narrowed: list[str] | None = None  # the directories a failed watch left to try (None: all wanted)
+        limited = False  # whether the inotify limit narrowed them; all are tried again at the next rewatch
         while not self._stop.is_set():
+            tried: list[str] = []
             try:
                 dirs = self.watched_dirs()
                 if not dirs:  # every folder is gone (moved away, unmounted): look again later
                     self._stop.wait(WATCH_CHECK_MS / 1000)
                     continue
-                watched = set(dirs)
-                for changes in watchfiles.watch(*dirs, stop_event=self._stop, debounce=50, step=25,
+                watched = set(dirs)  # the directories wanted: one of them appearing is no new directory
+                tried = self._shallow_first(dirs) if narrowed is None else narrowed
+                first = True
+                for changes in watchfiles.watch(*tried, stop_event=self._stop, debounce=50, step=25,
                                                 watch_filter=self._watch_filter(watchfiles.DefaultFilter()),
                                                 recursive=False, raise_interrupt=False, yield_on_timeout=True,
-                                                rust_timeout=WATCH_CHECK_MS, ignore_permission_denied=True):
+                                                rust_timeout=WATCH_CHECK_MS, ignore_permission_denied=False):
+                    if first:  # the watch is set now
+                        first = False
+                        self._say_limit(len(tried) if limited else len(dirs), len(dirs))
                     if resync:  # the watch is set now: the scan finds what changed before, the watch what after
                         resync = False
                         self.worker.request_sync()
@@ -140,10 +199,14 @@ class FileWatcher:
                     return  # stopped
                 log.debug("file watcher: the watched directories changed; watching them again")
                 resync = True  # what changed while no watch was set: scanned once the new watch is set
+                narrowed, limited = None, False
             except Exception as exc:  # noqa: BLE001 - watching is best effort; didSave still works
+                if (fewer := self._fewer(exc, tried)) is not None:  # the others are watched: no failure
+                    narrowed, limited = fewer[0], limited or fewer[1]
+                    resync = True
+                    continue
                 # watchfiles drops a whole batch of events when one path in it is not valid UTF-8 ("Unable to
-                # decode path ..."), and fails on a directory deleted before its watch was set: scan the folders
-                # instead (it finds what the batch held) and watch on.
+                # decode path ..."): scan the folders instead (it finds what the batch held) and watch on.
                 now = time.monotonic()
                 restarts.append(now)
                 while restarts and now - restarts[0] > WATCH_RESTART_WINDOW_S:
