@@ -26,7 +26,7 @@ def _limit_settable() -> bool:
     if shutil.which("unshare") is None:
         return False
     probe = subprocess.run(["unshare", "-Ur", "sh", "-c", "echo 20 > /proc/sys/user/max_inotify_watches"],
-                           capture_output=True)
+                           check=False, capture_output=True)
     return probe.returncode == 0
 
 

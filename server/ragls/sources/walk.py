@@ -322,8 +322,8 @@ def walk(folder: Path, settings: SourcesSettings, index_dir: Path | None = None)
     """Sorted "/"-separated paths, relative to `folder`, of the regular files to index (see `FileFilter`), as index
     keys (`uris.path_key`; a name that is not valid UTF-8 is percent-encoded, never an error).
 
-    Excluded directories, and those no include glob can reach (`FileFilter.dir_walked`), are not descended into. A symlink to a regular file inside the folder that is indexed
-    itself is left out (real-path identity: one copy, under the real name); a symlink to any other regular file is
+    Excluded directories, and those no include glob can reach (`FileFilter.dir_walked`), are not descended into.
+    A symlink to a regular file inside the folder that is indexed itself is left out (real-path identity: one copy, under the real name); a symlink to any other regular file is
     listed under its own path and recorded in `FileFilter.aliases` (target real path -> alias keys) so the watcher
     can follow the target, unless the target lies outside the folder: such a link is left out and recorded in
     `FileFilter.outside` (`sources.follow_outside_links` lists it like the others). Symlinked directories are not
