@@ -53,13 +53,6 @@ def sentences(text: str) -> list[str]:
     return [s for s in _SENT.split(text) if s and s.strip()]
 
 
-def _lines(hit, span) -> str:
-    if span is None:
-        return hit.chunk.text
-    lines = hit.chunk.text.splitlines()
-    a = max(0, span.start_line - hit.chunk.span.start_line)
-    b = max(a, span.end_line - hit.chunk.span.start_line)
-    return "\n".join(lines[a:b + 1])
 
 
 def collect(name: str, folder: Path) -> dict:
@@ -94,7 +87,7 @@ def collect(name: str, folder: Path) -> dict:
                 P = np.asarray(emb.embed_memoised([A.focus_text(h)[:1000] for h in hits[:3]]))
                 row["focus_cos3"] = [float(x) for x in P @ qv]
             row["hits"] = [{"path": h.chunk.path, "chunk": h.chunk.id, "title": h.chunk.title,
-                            "focus": A.focus_text(h)[:1500], "window": _lines(h, h.window or h.focus)[:3000],
+                            "focus": A.focus_text(h)[:1500], "window": A.window_text(h)[:3000],
                             "text": h.chunk.text[:4000], "similarity": h.similarity} for h in hits]
             rows.append(row)
         return {"rows": rows, "corpus": corpus}

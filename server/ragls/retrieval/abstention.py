@@ -46,6 +46,12 @@ unanswerable 0.29-0.63 on real docs). The evidence, gathered once per query from
   "Default: ...", a keyword default `name=value`); else 0. A near miss made of the corpus' own words ("Which port
   does blackd listen on by default?": the docs discuss the port option, never its default) matches every word;
   only the missing value tells it from an answerable question. A veto like absent_name.
+- `limit_missing`: 1.0 when the question asks for a way to impose a limit — set a timeout, add rate limiting, cap
+  how many, reject bodies larger than 10 MB (`asked_limit.limit_asked`; not a value question) — and none of the
+  first SENTENCE_HITS hits' titles and context windows, nor of the shown ones, holds a limit word or a duration or
+  size (`asked_limit.limit_missing`: timeout, maximum, cap, rate, quota, at most, 30s, 10 MB); else 0. An answer
+  to "how do I limit X" names a limit; passages that name none are about X, not about limiting it. A veto like
+  value_missing (bench/history/session-67.md, "Abstention: a limit asked, none stated").
 - `meaning_absent`: 1.0 when the question holds words no chunk of the searched sources holds (of its asking clause,
   the user's own material left out) and the top hits' focus texts do not mean them either (`absent_meaning`: MiniLM's
   best cosine of those texts with the question WITHOUT those words exceeds the one WITH them by ABSENT_MEANING_VETO
@@ -100,6 +106,7 @@ from dataclasses import dataclass, replace
 
 from ragls.core.analysis import query_words, stem_set, stems, variant_term
 from ragls.core.ir import Hit
+from ragls.retrieval.asked_limit import limit_missing
 from ragls.retrieval.asked_value import (
     VALUE_WORDS,
     measure_compounds,
@@ -128,8 +135,10 @@ from ragls.retrieval.query import Query, blend
 # floor. Not fitted: a hand rule from a fixed English vocabulary, measured on five dev corpora and a value probe set
 # (bench/history/held-out-sets-4-to-6.md, "Answer type: a value asked, none stated"); fitted leave-one-corpus-out it gets -6.08.
 # meaning_absent (`absent_meaning`) is a veto with the same weight; its threshold ABSENT_MEANING_VETO below.
+# limit_missing (retrieval/asked_limit.py: a limit asked for, none stated) too: a hand rule like value_missing, no
+# threshold (bench/history/session-67.md, "Abstention: a limit asked, none stated").
 COEFFICIENTS = {"intercept": -2.176, "focus_coverage": 5.541, "absent_name": -6.071, "value_missing": -6.071,
-                "meaning_absent": -6.071}
+                "meaning_absent": -6.071, "limit_missing": -6.071}
 
 # The far-off floor (`Evidence.needed_cosine`): fitted by `python bench/abstention_faroff.py` — a logistic model of
 # cosine and focus_coverage, answerable questions of the five dev corpora (aiohttp, black, urllib3, Flask, Rust book:
@@ -143,7 +152,8 @@ FAR_OFF_RAISE = 0.110  # cosine above `retrieval.min_similarity` needed when no 
 FAR_OFF_SLOPE = 0.177  # how much less per unit of focus_coverage (none needed from focus_coverage 0.62 up)
 
 FEATURES = ("cosine", "coverage", "agreement", "coverage_top", "missing_idf", "focus_coverage", "cosine_margin",
-            "bm25_top", "rare_focus", "rare_top", "sentence_cosine", "absent_name", "value_missing", "meaning_absent")
+            "bm25_top", "rare_focus", "rare_top", "sentence_cosine", "absent_name", "value_missing", "meaning_absent",
+            "limit_missing")
 BM25_K1 = 1.2  # tantivy's BM25 k1: a term's body score is below (k1 + 1) x its IDF
 MARGIN_RANK = 10  # cosine_margin: best cosine minus the cosine at this rank
 RARE_IDF_SHARE = 0.5  # rare_terms: IDF at least half the largest possible one (df up to about sqrt(n))
@@ -187,6 +197,7 @@ class Evidence:
     value_missing: float = 0.0
     meaning_absent: float = 0.0
     absent_words: tuple[str, ...] = ()
+    limit_missing: float = 0.0
 
     def probability(self, coefficients: dict[str, float] | None = None) -> float | None:
         """P(the index answers the query) under the logistic model (`coefficients`, default `COEFFICIENTS`); None
@@ -200,7 +211,7 @@ class Evidence:
 
     def refused(self, min_probability: float) -> bool:
         """Whether the calibrated rule refuses (`relevance.abstained` rule 1): the probability is below
-        `min_probability`, unless no veto applies (absent_name, value_missing, meaning_absent all 0) and the
+        `min_probability`, unless no veto applies (absent_name, value_missing, meaning_absent, limit_missing 0) and the
         question means one of the top hits' focus sentences (`sentence_cosine` >= PARAPHRASE_COSINE: a paraphrase
         whose words the passage does not repeat). False without a probability (no vector evidence)."""
         p = self.probability()
@@ -210,8 +221,8 @@ class Evidence:
 
     def vetoed(self) -> bool:
         """Whether a veto applies (a name no chunk holds, a value asked and none stated, words the passages do not
-        mean)."""
-        return bool(self.absent_name or self.value_missing or self.meaning_absent)
+        mean, a limit asked and none stated)."""
+        return bool(self.absent_name or self.value_missing or self.meaning_absent or self.limit_missing)
 
     def needed_cosine(self, floor: float) -> float:
         """The best cosine a question with this evidence must reach to be answered (`relevance.abstained` rule 2):
@@ -308,13 +319,9 @@ def signal_agreement(hits: Sequence[Hit]) -> float:
 def _focus_stems(hit: Hit) -> frozenset[str]:
     """BM25 terms of the hit's context window (`Hit.window`, else its focus lines; all of its title and text without
     either); the title counts, as it prefixes every window."""
-    focus = hit.window or hit.focus
-    if focus is None:
+    if hit.window is None and hit.focus is None:
         return _stems_of(hit)
-    lines = hit.chunk.text.splitlines()
-    a = max(0, focus.start_line - hit.chunk.span.start_line)
-    b = max(a, focus.end_line - hit.chunk.span.start_line)
-    return stem_set(hit.chunk.title + "\n" + "\n".join(lines[a:b + 1]))
+    return stem_set(hit.chunk.title + "\n" + window_text(hit))
 
 
 def rare_terms(weights: dict[str, float], max_idf: float) -> dict[str, float]:
@@ -337,14 +344,25 @@ def _focus_lines_stems(hit: Hit) -> frozenset[str]:
     return stem_set(hit.chunk.title + "\n" + focus_text(hit))
 
 
-def focus_text(hit: Hit) -> str:
-    """The text of the hit's focus lines (its answering sentence); the chunk text without a focus."""
-    if hit.focus is None:
+def span_text(hit: Hit, span) -> str:
+    """The lines of `span` (a `Span` of the hit's file, inside its chunk) of the hit's chunk text; the whole chunk
+    text when `span` is None."""
+    if span is None:
         return hit.chunk.text
     lines = hit.chunk.text.splitlines()
-    a = max(0, hit.focus.start_line - hit.chunk.span.start_line)
-    b = max(a, hit.focus.end_line - hit.chunk.span.start_line)
+    a = max(0, span.start_line - hit.chunk.span.start_line)
+    b = max(a, span.end_line - hit.chunk.span.start_line)
     return "\n".join(lines[a:b + 1])
+
+
+def window_text(hit: Hit) -> str:
+    """The text of the hit's context window (`Hit.window`, else its focus lines; the chunk text without either)."""
+    return span_text(hit, hit.window or hit.focus)
+
+
+def focus_text(hit: Hit) -> str:
+    """The text of the hit's focus lines (its answering sentence); the chunk text without a focus."""
+    return span_text(hit, hit.focus)
 
 
 def sentence_cosine(query_vector, hits: Sequence[Hit], embed, n: int = SENTENCE_HITS) -> float:
@@ -535,8 +553,10 @@ def gather(stats: Sequence[tuple[int, dict[str, int]]], query: Query, hits: Sequ
     value = value_missing(query.text, [f"{h.chunk.title}\n{h.chunk.text}" for h in read],
                           lambda: _value_subject(stats, weights, query.text),
                           lambda: _value_topic(stats, weights, query.text))
+    limit = limit_missing(query.text, [f"{h.chunk.title}\n{window_text(h)}" for h in (*hits[:SENTENCE_HITS],
+                                                                                     *shown[:SENTENCE_HITS])])
     return Evidence(cosine=max(sims) if sims else None, coverage=union, agreement=signal_agreement(hits),
                     coverage_top=top, missing_idf=min(1.0, missing), focus_coverage=focus_top,
                     cosine_margin=cosine_margin(similarities), bm25_top=bm25, rare_focus=rare_focus,
                     rare_top=rare_top, sentence_cosine=sent, absent_name=1.0 if absent else 0.0,
-                    absent_names=absent, value_missing=1.0 if value else 0.0)
+                    absent_names=absent, value_missing=1.0 if value else 0.0, limit_missing=1.0 if limit else 0.0)

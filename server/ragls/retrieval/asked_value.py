@@ -114,9 +114,9 @@ _SIGNATURE_DEFAULT = re.compile(r"(?:\.\. \w+::|\bdef |\bclass |\bfn )[^\n]*?[(,
                                 r"(?:-?\d|None\b)")
 # What answers "how long" or "how large", not "how many": an amount with a unit of time or size, and the words that
 # state a duration without a number; `None` in a sentence that still speaks of time or size means "no time limit"
-_TIME_UNIT = r"(?:ms|milliseconds?|s|secs?|seconds?|minutes?|mins?|hours?|hrs?|h|days?|weeks?|months?|years?)"
-_SIZE_UNIT = r"(?:bytes?|[kKMGT]i?B|[kKMGT]|kilobytes?|megabytes?|gigabytes?|kibibytes?|mebibytes?)"
-_COUNT_NOISE = re.compile(r"(?<![A-Za-z_])\d[\d,._]*\s*(?:" + _TIME_UNIT + "|" + _SIZE_UNIT + r")\b|\bforever\b|"
+TIME_UNIT = r"(?:ms|milliseconds?|s|secs?|seconds?|minutes?|mins?|hours?|hrs?|h|days?|weeks?|months?|years?)"
+SIZE_UNIT = r"(?:bytes?|[kKMGT]i?B|[kKMGT]|kilobytes?|megabytes?|gigabytes?|kibibytes?|mebibytes?)"
+_COUNT_NOISE = re.compile(r"(?<![A-Za-z_])\d[\d,._]*\s*(?:" + TIME_UNIT + "|" + SIZE_UNIT + r")\b|\bforever\b|"
                           r"\bindefinitely\b|\b(?:do|does|will|would|can|did|wo|ca)(?:\s+not|n't|n’t)\s+(?:ever\s+)?"
                           r"(?:time\s?out|expire)|\bcannot\s+(?:ever\s+)?(?:time\s?out|expire)|\bnever\s+(?:times?\s?out|"
                           r"expires?)\b|\b(?:no|without\s+(?:a|any))\s+timeout\b", re.IGNORECASE)
@@ -135,7 +135,7 @@ _NONE = re.compile(r"\b(?:None|null)\b")
 # A number word without a unit of time or size after it ("only one chunk is held in memory", "a single config key"):
 # a count, or no number at all ("One way is ..."), never the size or duration a "how long / what size" question asks.
 # "three times" is a frequency, what a "how often" question asks ("retried three times with exponential backoff").
-_BARE_NUMBER_WORD = re.compile(r"\b(?:" + _NUMBER_WORDS + r")\b(?!\s+(?:" + _TIME_UNIT + "|" + _SIZE_UNIT
+_BARE_NUMBER_WORD = re.compile(r"\b(?:" + _NUMBER_WORDS + r")\b(?!\s+(?:" + TIME_UNIT + "|" + SIZE_UNIT
                                + r"|times)\b)", re.IGNORECASE)
 # A signature's keyword defaults, by parameter: ".. class:: SockSite(runner, sock, *, shutdown_timeout=60.0, ..."
 _SIGNATURE = re.compile(r"(?m)^[ \t]*(?:\.\. (?:py:)?(?:function|method|class|classmethod|staticmethod|coroutinefunction|"
