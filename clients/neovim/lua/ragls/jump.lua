@@ -167,7 +167,7 @@ function M.jump_to_source(source, win)
   -- Not vim.lsp.util.show_document: its tagstack entry expands <cword>, which fails (E348) when the cursor is on a
   -- blank line, so a source could not be opened from there.
   -- Named relative to the current directory when it is below it, as `:edit guide/x.md` names it: the statusline,
-  -- :ls and a buffer line showed the absolute path of every source opened (`/home/me/proj/docs/x.md`).
+  -- :ls and a buffer line showed every source opened by its absolute path, the project's folders first.
   local bufnr = vim.fn.bufadd(vim.fn.fnamemodify(fname, ":."))
   vim.bo[bufnr].buflisted = true
   return jump_to_buffer(bufnr, range, win, at)
