@@ -123,17 +123,66 @@ def _with_main(html: str) -> str:
               and (a.text or "").strip() and not _PERMALINK.sub("", (a.text or "").strip())]
     for a in glyphs:
         a.drop_tree()
+    wrapped = _bare_text_paragraphs(root)
     if root.xpath("//main|//article|//*[@role='main']"):
-        return lxml.html.tostring(root, encoding="unicode") if glyphs else html
+        return lxml.html.tostring(root, encoding="unicode") if glyphs or wrapped else html
     body = root.find("body")
     if body is None:
-        return lxml.html.tostring(root, encoding="unicode") if glyphs else html
+        return lxml.html.tostring(root, encoding="unicode") if glyphs or wrapped else html
     main = lxml.html.Element("main")
     main.text, body.text = body.text, None
     for child in list(body):
         main.append(child)
     body.append(main)
+    _bare_text_paragraphs(main, deep=False)  # the body's own bare text, now main's
     return lxml.html.tostring(root, encoding="unicode")
+
+
+# Layout containers whose own text (not in a <p>) trafilatura drops when paragraphs are near: `<p>Above.</p><div>A
+# sentence.</div><p>Below.</p>` gave "Above. Below." (Node.js's "Stability: 3 - Legacy. Use X instead." lost its
+# first words; a DocBook page its sentences around an inline <code>).
+_TEXT_CONTAINERS = ("div", "section", "article", "main", "center")
+# Elements that end a run of inline content (the text between two of them is one paragraph).
+_BLOCK_TAGS = frozenset({
+    "address", "article", "aside", "blockquote", "caption", "center", "dd", "details", "dialog", "div", "dl", "dt",
+    "fieldset", "figcaption", "figure", "footer", "form", "h1", "h2", "h3", "h4", "h5", "h6", "header", "hr", "li",
+    "main", "menu", "nav", "noscript", "ol", "p", "pre", "script", "section", "style", "summary", "table", "tbody",
+    "td", "template", "th", "thead", "tr", "ul"})
+_WORD = re.compile(r"\w")
+
+
+def _bare_text_paragraphs(root, deep: bool = True) -> bool:
+    """Wrap each run of inline content of a layout container (`_TEXT_CONTAINERS`: its text, or a block child's tail,
+    with the inline elements that follow up to the next block child) in a `<p>` when the run's own text (not only
+    its inline elements': a bare `<a>Home</a> | <a>Next</a>` menu stays as it is) holds a word. The container keeps
+    its attributes, so trafilatura's boilerplate rules (by class and id) still see it. `deep`: every container in
+    `root`, else `root` alone. Whether any run was wrapped."""
+    import lxml.html
+
+    wrapped = False
+    for container in list(root.iter(*_TEXT_CONTAINERS)) if deep else [root]:
+        runs: list[tuple[object, list]] = [(None, [])]  # (the block child whose tail starts the run, inline children)
+        for child in container:
+            if isinstance(child.tag, str) and child.tag.lower() in _BLOCK_TAGS:
+                runs.append((child, []))
+            else:
+                runs[-1][1].append(child)
+        for owner, inline in runs:
+            lead = (container.text if owner is None else owner.tail) or ""
+            if not _WORD.search(lead + "".join(child.tail or "" for child in inline)):
+                continue
+            paragraph = lxml.html.Element("p")
+            paragraph.text = lead
+            if owner is None:
+                container.text = None
+                container.insert(0, paragraph)
+            else:
+                owner.tail = None
+                container.insert(container.index(owner) + 1, paragraph)
+            for child in inline:
+                paragraph.append(child)  # with its tail
+            wrapped = True
+    return wrapped
 
 
 def html_to_markdown(html: str) -> tuple[str, tuple[tuple[int, int | None, str], ...]]:
