@@ -144,24 +144,25 @@ export function askSelection(deps: Deps, question?: string): Promise<AskResult |
       void vscode.window.showInformationMessage('ragls: select some text first, then run "ragls: Ask About Selection".');
       return undefined;
     }
+    // The selection as it was when the command ran (the input box keeps focus out of the editor).
+    const { document, selection } = editor;
+    // A selection ending at the start of a line (Shift+Down, Ctrl+L, a triple click) holds nothing of that line: the
+    // lines end before it ("3-7" was shown, and told the model, for lines 3-6), as answer.ts reads a range's end.
+    const last = selection.end.character === 0 && selection.end.line > selection.start.line ? selection.end.line : selection.end.line + 1;
+    const where = `${vscode.workspace.asRelativePath(document.uri)}:${selection.start.line + 1}-${last}`;
     const q = question ?? (await vscode.window.showInputBox({
       title: 'ragls: Ask About Selection',
-      prompt: 'Ask a question about the selected text',
+      prompt: `Ask a question about ${where}`, // (it said "the selected text": which lines, the turn's heading says)
       value: 'What does this mean?',
       ignoreFocusOut: true,
     }));
     if (!q?.trim()) {
       return undefined;
     }
-    const { document, selection } = editor;
     let text = document.getText(selection);
     if (text.length > MAX_SELECTION_CHARS) {
       text = `${text.slice(0, MAX_SELECTION_CHARS)}\n…`;
     }
-    // A selection ending at the start of a line (Shift+Down, Ctrl+L, a triple click) holds nothing of that line: the
-    // lines end before it ("3-7" was shown, and told the model, for lines 3-6), as answer.ts reads a range's end.
-    const last = selection.end.character === 0 && selection.end.line > selection.start.line ? selection.end.line : selection.end.line + 1;
-    const where = `${vscode.workspace.asRelativePath(document.uri)}:${selection.start.line + 1}-${last}`;
     const fence = text.includes('```') ? '~~~~' : '```';
     const full = `${q.trim()}\n\nSelected text (${where}):\n${fence}\n${text}\n${fence}`;
     const doc = selectionDocument(document);

@@ -352,6 +352,25 @@ async function main(): Promise<number> {
       }
       await page.screenshot({ path: join(shots, 'chat-view.png') });
     }, page, shots);
+    await step('"ragls: Ask About Selection" names the selected lines in its input box', async () => {
+      await page.keyboard.press('Escape');
+      await page.locator('.tabs-container .tab:has-text("deployment.md")').first().click();
+      await page.locator('.part.editor .monaco-editor .view-lines').first().click();
+      await page.keyboard.press('Control+Home');
+      for (let i = 0; i < 3; i++) {
+        await page.keyboard.press('Shift+ArrowDown'); // lines 1-3, the selection ending at the start of line 4
+      }
+      await paletteCommand(page, 'ragls: Ask About Selection');
+      await page.keyboard.press('Enter');
+      const widget = page.locator('.quick-input-widget');
+      await widget.locator('.quick-input-title:has-text("ragls: Ask About Selection")').first().waitFor({ state: 'visible', timeout: 30_000 });
+      // (it said "Ask a question about the selected text")
+      const message = (await widget.locator('.quick-input-message').first().textContent()) ?? '';
+      if (!message.startsWith('Ask a question about handbook/docs/deployment.md:1-3')) {
+        throw new Error(`the input box says ${JSON.stringify(message)}`);
+      }
+      await page.keyboard.press('Escape'); // (not asked: the thread of the steps above keeps its three questions)
+    }, page, shots);
     await step('a question the docs cannot answer: the turn says why once, as a note, and lists the closest matches', async () => {
       // In a new chat (a follow-up would search with the thread's history).
       await page.locator('.part.auxiliarybar .action-label[aria-label^="New Chat"]').first().click();
