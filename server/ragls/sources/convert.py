@@ -197,10 +197,11 @@ def html_to_markdown(html: str) -> tuple[str, tuple[tuple[int, int | None, str],
                                include_tables=True, favor_recall=True, deduplicate=False,
                                config=_trafilatura_config()) or ""
     text = _HEADING_LINE.sub(lambda m: f"{m.group(1)} {_PERMALINK.sub('', m.group(2))}", text).strip()
-    meta = trafilatura.extract_metadata(html)
-    title = " ".join((meta.title or "").split()) if meta is not None else ""
-    if title and not text.startswith("# "):
-        text = f"# {title}\n\n{text}" if text else f"# {title}"
+    if not text.startswith("# "):  # the page's title heads a text without one (metadata: half the page's time)
+        meta = trafilatura.extract_metadata(html)
+        title = " ".join((meta.title or "").split()) if meta is not None else ""
+        if title:
+            text = f"# {title}\n\n{text}" if text else f"# {title}"
     ids = _heading_ids(html)
     marks = []
     for m in _HEADING_LINE.finditer(text):
