@@ -2,7 +2,7 @@
 exact file and lines, /status, /ask as JSON and as Server-Sent Events from the real openai SDK pointed at the
 loopback model, a malformed body answered 400 with the server still serving, a foreign Host (DNS rebinding), a
 foreign Origin and a text/plain POST (a web page's simple request) refused before any endpoint runs, and a
-non-loopback bind refused without --allow-remote and a token."""
+non-loopback bind refused without --allow-remote and a token, a port in use said before the index is opened."""
 
 from __future__ import annotations
 
@@ -179,3 +179,21 @@ def test_non_loopback_bind_is_refused_without_allow_remote_and_token(tmp_path):
                               env=env, capture_output=True, text=True, timeout=60, check=False)
         assert proc.returncode == 2
         assert ("--allow-remote" in proc.stderr) if not extra else ("bearer token" in proc.stderr)
+
+
+def test_a_port_in_use_is_said_at_once_before_the_index_is_opened(tmp_path):
+    """A second `ragls http` on a port another server holds: uvicorn logged "[Errno 98] Address already in use" and
+    exited 3, after the index was opened (5 s, a model load); now one line names the address and what to do, exit 1,
+    no index made."""
+    import socket
+
+    folder = copy_docs(tmp_path / "docs")
+    cache = tmp_path / "cache"
+    with socket.create_server(("127.0.0.1", 0)) as holder:
+        port = holder.getsockname()[1]
+        proc = subprocess.run([sys.executable, "-m", "ragls", "http", str(folder), "--port", str(port)],
+                              env=server_env(cache), capture_output=True, text=True, timeout=120, check=False)
+    assert proc.returncode == 1, proc.stderr
+    assert (f"ragls: cannot listen on 127.0.0.1:{port}: Address already in use (another `ragls http` or another "
+            "server holds it); choose another port with --port, or --port 0 for a free one") in proc.stderr
+    assert not (cache / "indexes").exists()

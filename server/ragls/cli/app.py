@@ -152,19 +152,24 @@ def cmd_mcp(args) -> int:
 def cmd_http(args) -> int:
     """`ragls http [PATH...]`: the HTTP API (ragls.http.api) over a live index of the folders (default: the current
     project root). Loopback only unless --allow-remote with a bearer token from the --token-env variable."""
-    from ragls.http.api import is_loopback, serve
+    from ragls.http.api import is_loopback, listening_socket, serve
 
     token = os.environ.get(args.token_env) or None
     if not is_loopback(args.host) and not (args.allow_remote and token):
         serve(None, args.host, args.port, args.allow_remote, token)  # raises InvalidParams saying what is missing
-    live, folders = _start_live(args)
+    sock = listening_socket(args.host, args.port)  # a port in use is said at once, before the index is opened
+    try:
+        live, folders = _start_live(args)
+    except BaseException:
+        sock.close()
+        raise
 
     def listening(port: int) -> None:  # the bound port: --port 0 takes a free one
         print(f"ragls: HTTP API on http://{args.host}:{port} for {', '.join(map(str, folders))}"
               f"{' (bearer token required)' if token else ''}", file=sys.stderr, flush=True)
 
     try:
-        serve(live, args.host, args.port, args.allow_remote, token, on_listening=listening)
+        serve(live, args.host, args.port, args.allow_remote, token, on_listening=listening, sock=sock)
     finally:
         live.close()
     return 0

@@ -27,10 +27,12 @@ is another site is refused with 403; a POST without `Content-Type: application/j
 from __future__ import annotations
 
 import asyncio
+import errno
 import hmac
 import ipaddress
 import json
 import logging
+import socket
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -285,11 +287,34 @@ async def _sse_answer(live, question, kwargs: dict, to_wire):
         await asyncio.shield(worker)
 
 
+def listening_socket(host: str, port: int, backlog: int = 2048) -> socket.socket:
+    """A TCP socket bound to `host`:`port` (0: a free port) and listening, as uvicorn's `Config.bind_socket` makes
+    it (SO_REUSEADDR; IPv6 for a host holding ":"; `backlog` its default), so a client told the port queues in the
+    backlog until the server accepts. Raises OSError (its errno kept) whose message names the address and what to
+    do: uvicorn logged "[Errno 98] Address already in use" and exited 3, after the index was opened."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family=family, type=socket.SOCK_STREAM, proto=socket.IPPROTO_TCP)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host, port))
+        sock.listen(backlog)
+    except OSError as exc:
+        sock.close()
+        busy = " (another `ragls http` or another server holds it)" if exc.errno == errno.EADDRINUSE else ""
+        raise OSError(exc.errno, f"cannot listen on {host}:{port}: {exc.strerror or exc}{busy}; choose another "
+                                 "port with --port, or --port 0 for a free one") from None
+    sock.set_inheritable(True)
+    return sock
+
+
 def serve(live, host: str = "127.0.0.1", port: int = 8000, allow_remote: bool = False,
-          token: str | None = None, on_listening: Callable[[int], None] | None = None) -> None:
+          token: str | None = None, on_listening: Callable[[int], None] | None = None,
+          sock: socket.socket | None = None) -> None:
     """Run the HTTP API until interrupted. `port` 0 takes a free port from the OS; `on_listening(port)` is called
-    with the bound port once the socket listens (before requests are served). Raises InvalidParams for a
-    non-loopback `host` without `allow_remote` and a token; OSError when the port cannot be bound."""
+    with the bound port once the socket listens (before requests are served). `sock`: a socket `listening_socket`
+    made already (`ragls http` makes it before opening the index), else one is made here; closed on return.
+    Raises InvalidParams for a non-loopback `host` without `allow_remote` and a token; OSError when the port cannot
+    be bound (`listening_socket`)."""
     if not is_loopback(host):
         if not allow_remote:
             raise InvalidParams(f"refusing to listen on {host}: only loopback by default; pass --allow-remote "
@@ -300,10 +325,9 @@ def serve(live, host: str = "127.0.0.1", port: int = 8000, allow_remote: bool = 
 
     config = uvicorn.Config(build_app(live, token, loopback=is_loopback(host)), host=host, port=port,
                             log_level="warning", access_log=False)
-    sock = config.bind_socket()
-    # bind_socket only binds: listen now, so a client told the port below queues in the backlog until the server
-    # accepts, instead of being refused while uvicorn starts (asyncio's create_server listens again, harmlessly).
-    sock.listen(config.backlog)
+    # Listening now, not only bound: a client told the port below queues in the backlog until the server accepts,
+    # instead of being refused while uvicorn starts (asyncio's create_server listens again, harmlessly).
+    sock = sock if sock is not None else listening_socket(host, port, config.backlog)
     try:
         if on_listening is not None:
             on_listening(sock.getsockname()[1])
