@@ -121,6 +121,10 @@ H.it("a notice wider than the command line: its line cut there, the whole text i
   local cut = progress.fit(msg)
   local rows = H.with_ui(function()
     require("ragls.rpc").notify(msg, vim.log.levels.WARN)
+    -- (what Neovim's main loop does next, which a spec has not: the whole notice redrawn over with 'messagesopt'
+    -- wait:0; then notice.RESTORE_MS later the cut line is echoed)
+    vim.cmd("redraw")
+    H.wait_for(function() return #cmdline_echoes(from) > 0 end, 2000, "the line left on the command line")
     vim.cmd("redraw")
     return H.screen_text()
   end)
@@ -128,7 +132,7 @@ H.it("a notice wider than the command line: its line cut there, the whole text i
   for _, e in ipairs(cmdline_echoes(from)) do
     H.ok(vim.fn.strdisplaywidth(e.text) <= vim.v.echospace and not e.text:find("\n"), "fits the cmdline: " .. e.text)
   end
-  -- and :messages the whole notice, once (it had only the cut line): shown, then redrawn over, no prompt
+  -- and :messages the whole notice, once (it had only the cut line): shown with 'messagesopt' wait:0, no prompt
   H.eq({ msg }, vim.tbl_map(function(e) return e.text end, history_echoes(from)), "kept whole in :messages")
   H.contains(messages(), msg, ":messages has the whole notice")
   vim.o.columns = columns
@@ -159,6 +163,8 @@ H.it("the server's untrusted-folder warning (window/showMessage, 3 rows at 100 c
   local rows = H.with_ui(function()
     local handler = client.handlers["window/showMessage"] or vim.lsp.handlers["window/showMessage"]
     handler(nil, { type = 2, message = warning }, { client_id = client.id, method = "window/showMessage" })
+    vim.cmd("redraw") -- (as above)
+    H.wait_for(function() return #cmdline_echoes(from) > 0 end, 2000, "the line left on the command line")
     vim.cmd("redraw")
     return H.screen_text()
   end)
@@ -177,6 +183,28 @@ H.it("the server's untrusted-folder warning (window/showMessage, 3 rows at 100 c
   H.ok(#vim.api.nvim_buf_get_lines(vim.api.nvim_win_get_buf(float), 0, -1, false) >= 3, "on several rows")
   H.contains(messages(), warning, ":messages has the whole warning (to read the command it names, once the float closed)")
   require("ragls.notice").close()
+end)
+
+H.it("a wide notice from a callback (git's answer to :RagCommit's :w): no hit-enter prompt, 'messagesopt' set back",
+  function()
+  -- Neovim asks for Enter after a message wider than the command line that a callback shows, also after :redraw
+  -- (tried in tmux: "Press ENTER" under git's message); with 'messagesopt' wait:0 it redraws over it instead, and
+  -- the option is set back once the cut line is echoed.
+  local saved = vim.o.messagesopt
+  vim.o.messagesopt = "hit-enter,history:500"
+  local msg = "ragls: git commit failed: Author identity unknown\n\n*** Please tell me who you are.\n\nRun\n\n"
+    .. '  git config --global user.email "you@example.com"'
+  local during
+  vim.schedule(function()
+    require("ragls.rpc").notify(msg, vim.log.levels.ERROR)
+    during = vim.o.messagesopt
+  end)
+  H.wait_for(function() return during ~= nil end, 2000, "the notice")
+  H.eq("wait:0,history:500", during, "no hit-enter prompt for the whole notice")
+  H.wait_for(function() return vim.o.messagesopt == "hit-enter,history:500" end, 2000, "'messagesopt' set back")
+  H.contains(messages(), msg, ":messages has the whole notice")
+  require("ragls.notice").close()
+  vim.o.messagesopt = saved
 end)
 
 H.it(":RagAsk without a question: the command line does not keep 'Ask ragls: <question>'", function()

@@ -48,19 +48,37 @@ function M.show_ms(msg)
   return math.min(M.MAX_MS, M.MIN_MS + M.MS_PER_CHAR * vim.fn.strchars(msg))
 end
 
+--- Milliseconds after the whole notice that its cut line is echoed and 'messagesopt' set back (`M.echo_whole`):
+--- long enough for Neovim to have redrawn over the notice (its main loop, between two events), short to the eye.
+M.RESTORE_MS = 150
+
 --- Keep `msg` whole in |:messages| and leave `line` (its line cut to the command line) there, with no hit-enter
 --- prompt. Neovim cannot add a message to the history without showing it, and one wider than the command line
---- asks for Enter: `msg` is shown, then |:redraw| (an intended redraw: Neovim does not ask for Enter after it)
---- redraws the screen under it at once, and `line` is echoed, not kept a second time. :messages had only the cut
---- line ("ragls: git commit failed: Author identity unknown *** Please tell me who you are. Run git config …"), and
---- the float with the whole text closes by itself.
+--- asks for Enter: with 'messagesopt' (Neovim 0.11+) the notice is shown with "wait:0" in place of "hit-enter"
+--- (Neovim redraws over it at once instead of asking), and `M.RESTORE_MS` later 'messagesopt' is set back and `line`
+--- echoed, not kept a second time. (Set back sooner, in a |vim.schedule()| callback or at |SafeState|, or with
+--- |:redraw| instead, Neovim still asked for Enter when the notice came from a callback: git's answer to
+--- |:RagCommit|'s :w.) Neovim 0.10 has no 'messagesopt': only `line` is kept. :messages had only the cut line
+--- ("ragls: git commit failed: Author identity unknown *** Please tell me who you are. Run git config …"), and the
+--- float with the whole text closes by itself.
 ---@param msg string
 ---@param line string
 ---@param hl string|nil
 function M.echo_whole(msg, line, hl)
+  if vim.fn.exists("+messagesopt") == 0 then
+    vim.api.nvim_echo({ { line, hl } }, true, {})
+    return
+  end
+  local saved = vim.o.messagesopt
+  local quick = saved:gsub("hit%-enter", "wait:0"):gsub("wait:%d+", "wait:0")
+  vim.o.messagesopt = quick
   vim.api.nvim_echo({ { msg, hl } }, true, {})
-  vim.cmd.redraw()
-  vim.api.nvim_echo({ { line, hl } }, false, {})
+  vim.defer_fn(function()
+    if vim.o.messagesopt == quick then -- (unless something else set it meanwhile)
+      vim.o.messagesopt = saved
+    end
+    vim.api.nvim_echo({ { line, hl } }, false, {})
+  end, M.RESTORE_MS)
 end
 
 --- Show `msg` (a notice too wide for the command line) at `level` (|vim.log.levels|): its line cut to the command
