@@ -41,3 +41,13 @@ def test_escapes_after_a_literal_and_an_escaped_space_after_a_role():
     """"``Item``\\s" reads "`Item`s" and "`Node`\\ s" (an escaped space: nothing) "`Node`s"."""
     found = [u.sentence for u in units(HOOKS, markdown=False) if "Stash" in u.sentence]
     assert found == ["Use `pebble.Stash` on `Item`s and `Node`s instead."], found
+
+
+def test_an_escaped_underscore_ending_a_word_reads_as_an_underscore():
+    """"prefixed with DEVPISERVER\\_ and dashes replaced" (devpi; an underscore ending a word would make it a
+    reference): the backslash is no text, and "DEVPISERVER_" is what the reader types. Not in code."""
+    text = ("Environment variables\n=====================\n\nThe option name is changed to uppercase, prefixed with "
+            "HUBSERVER\\_ and dashes replaced by underscores. A path like ``C:\\_cache`` stays.\n")
+    found = [u.sentence for u in units(text, markdown=False)]
+    assert found == [("The option name is changed to uppercase, prefixed with HUBSERVER_ and dashes replaced by "
+                      "underscores."), "A path like `C:\\_cache` stays."], found

@@ -1,7 +1,8 @@
 """A passage's list or code block that its chunk's end cut from it (the extractive answer, `answer/extractive.py`):
 the block its ":" introduces, when the chunker put that block in the next chunk and that chunk is a source too
-(`block_across`), and the rest of an indented code block read back from the file past the chunk's end
-(`block_continued`). The citation keeps the passage's own chunk lines.
+(`block_across`), the rest of an indented code block read back from the file past the chunk's end
+(`block_continued`), and the rest of a program's help option the chunk's end cut (`option_continued`). The citation
+keeps the passage's own chunk lines.
 """
 
 from __future__ import annotations
@@ -10,7 +11,8 @@ import re
 from dataclasses import replace
 
 from ragls.answer.blocks import FENCE_OPEN, is_markdown
-from ragls.answer.passages import MAX_ATTACHED_LINES, Unit, block_opening, code_shown
+from ragls.answer.help_text import OPTION_ENTRY, joined
+from ragls.answer.passages import EXTRACTIVE_MAX_SENTENCE_CHARS, MAX_ATTACHED_LINES, Unit, block_opening, code_shown
 from ragls.core.ir import Hit
 from ragls.sources.convert import CONVERTED_EXTENSIONS, extension
 from ragls.sources.load import kind_for
@@ -68,8 +70,7 @@ def block_continued(n: int, unit: Unit, hits: dict[int, Hit]) -> Unit:
     chunk = hit.chunk
     lines = chunk.text.split("\n")
     last = max((k for k, x in enumerate(lines) if x.strip()), default=-1)
-    if unit.block_end != last or "://" in chunk.path or kind_for(chunk.path) == "code" \
-            or extension(chunk.path) in CONVERTED_EXTENSIONS:
+    if unit.block_end != last:
         return unit
     start = next((k for k in range(unit.end + 1, last + 1) if lines[k].strip() and not _DIRECTIVE.match(lines[k])),
                  None)
@@ -79,16 +80,10 @@ def block_continued(n: int, unit: Unit, hits: dict[int, Hit]) -> Unit:
     indent = min(len(_INDENT.match(x).group(0).expandtabs()) for x in block if x.strip())
     if indent == 0:
         return unit
-    from ragls.core.errors import Skipped
-    from ragls.sources.passage import read_back
-
-    doc = read_back(chunk.folder, chunk.path, FILE_MAX_BYTES)
-    if isinstance(doc, Skipped):
+    file_lines = _file_after(hit, last)
+    if file_lines is None:
         return unit
-    file_lines = doc.text.split("\n")
     at = chunk.span.start_line + last  # the chunk's last line with text, in the file
-    if at >= len(file_lines) or file_lines[at].rstrip() != lines[last].rstrip():
-        return unit  # the file changed since it was indexed
     more = []
     for line in file_lines[at + 1:at + 1 + MAX_ATTACHED_LINES]:
         if line.strip() and len(_INDENT.match(line).group(0).expandtabs()) < indent:
@@ -99,3 +94,57 @@ def block_continued(n: int, unit: Unit, hits: dict[int, Hit]) -> Unit:
     if not more:
         return unit
     return replace(unit, attached=code_shown(block + more, is_markdown(chunk.path)))
+
+
+def option_continued(n: int, unit: Unit, hits: dict[int, Hit]) -> Unit:
+    """Passage `unit` of source `n`, an option of a program's help output (`help_text.help_passages`: its first
+    line an `OPTION_ENTRY`, its sentence led by the option as code) that ends on its chunk's last line with text,
+    with the rest of its description read back from the file (the lines right after the chunk's end indented past
+    the option's line, joined as `help_text.joined` joins them; at most EXTRACTIVE_MAX_SENTENCE_CHARS in all): the
+    chunker cut a long help output inside a description, and the answer quoted "`--no-events`: no events will be
+    run during import, instead they are postponed to run on server start. This allows much" (devpi's
+    `devpi-import -h`). The citation keeps the chunk's lines. `unit` as it is otherwise."""
+    hit = hits.get(n)
+    if hit is None or not unit.item or unit.attached or unit.line < 0:
+        return unit
+    lines = hit.chunk.text.split("\n")
+    last = max((k for k, x in enumerate(lines) if x.strip()), default=-1)
+    entry = OPTION_ENTRY.match(lines[unit.line]) if unit.line < len(lines) else None
+    if unit.end != last or entry is None or not unit.sentence.startswith(f"`{entry.group('names')}`: "):
+        return unit
+    file_lines = _file_after(hit, last)
+    if file_lines is None:
+        return unit
+    indent = len(_INDENT.match(lines[unit.line]).group(0).expandtabs())
+    more = []
+    for line in file_lines[hit.chunk.span.start_line + last + 1:]:
+        if not line.strip() or len(_INDENT.match(line).group(0).expandtabs()) <= indent:
+            break
+        more.append(line.strip())
+    if not more:
+        return unit
+    text = joined([unit.sentence, *more])
+    if len(text) > EXTRACTIVE_MAX_SENTENCE_CHARS:
+        text = text[:EXTRACTIVE_MAX_SENTENCE_CHARS].rsplit(" ", 1)[0] + " …"
+    return replace(unit, sentence=text)
+
+
+def _file_after(hit: Hit, last: int) -> list[str] | None:
+    """The lines of `hit`'s chunk's file as it is now (`sources.passage.read_back`: inside the folder, no secret
+    file, at most FILE_MAX_BYTES), when the chunk's 0-based line `last` is still that line of the file; None
+    otherwise (a web page, a code file, a converted document, the file gone or changed since it was indexed)."""
+    chunk = hit.chunk
+    if "://" in chunk.path or kind_for(chunk.path) == "code" or extension(chunk.path) in CONVERTED_EXTENSIONS:
+        return None
+    from ragls.core.errors import Skipped
+    from ragls.sources.passage import read_back
+
+    doc = read_back(chunk.folder, chunk.path, FILE_MAX_BYTES)
+    if isinstance(doc, Skipped):
+        return None
+    file_lines = doc.text.split("\n")
+    at = chunk.span.start_line + last
+    lines = chunk.text.split("\n")
+    if at >= len(file_lines) or last >= len(lines) or file_lines[at].rstrip() != lines[last].rstrip():
+        return None
+    return file_lines

@@ -13,7 +13,7 @@ import re
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
-from ragls.answer.across_chunks import block_across, block_continued
+from ragls.answer.across_chunks import block_across, block_continued, option_continued
 from ragls.answer.cite import content_words, english_question, other_language
 from ragls.answer.extractive_label import EXTRACTIVE_LABEL
 from ragls.answer.fences import shown_fences
@@ -278,6 +278,7 @@ def extractive_picks(question: str, sources: list[tuple[int, Hit]],
         picked = with_next_passages(picked, every_passage, best, dict(sources), room)
     picked = [(n, block_across(n, unit, dict(sources))) for n, unit in picked]  # a lead-in's block in the next chunk
     picked = [(n, block_continued(n, unit, dict(sources))) for n, unit in picked]  # a block the chunk's end cut
+    picked = [(n, option_continued(n, unit, dict(sources))) for n, unit in picked]  # a help option's description too
     introduced = {(n, u.block_end) for n, u in picked if u.attached}  # blocks a picked ":" sentence shows
     picked = quoted_once([(n, unit if (n, unit.code_end) in introduced else with_code_after(unit, query, EXAMPLE_LINES))
                           for n, unit in picked]) or firsts

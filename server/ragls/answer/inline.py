@@ -63,9 +63,10 @@ ATTRIBUTES = r"\{:?[ \t]*" + _ATTR + r"(?:[ \t]+" + _ATTR + r")*[ \t]*\}"
 # attribute list right after a link, an image or a bracketed span ("[Next](x.md){.md-button}").
 _ATTRIBUTED = re.compile(r"(``[^`\n]+``|`[^`\n]+`)(?:" + ATTRIBUTES + r")?|(?<=[)\]])" + ATTRIBUTES)
 # A reST backslash escape: the backslash is never shown, an escaped space not at all. Only where an escape is what the
-# author meant: before a space or punctuation ("\\*args", "``a``\\ b") or a letter right after inline markup
-# ("*PATTERN*\\s"); a backslash between letters ("C:\\Users" in a plain text file) stays.
-_REST_ESCAPE = re.compile(r"(?<=[*`_|])\\(\w)|\\( |[^\w\s])")
+# author meant: before a space, punctuation or "_" ("\\*args", "``a``\\ b", "DEVPISERVER\\_": an underscore ending a
+# word would make it a reference) or a letter right after inline markup ("*PATTERN*\\s"); a backslash between letters
+# ("C:\\Users" in a plain text file) stays.
+_REST_ESCAPE = re.compile(r"(?<=[*`_|])\\(\w)|\\( |_|[^\w\s])")
 # Inline HTML in prose (`<kbd>Ctrl</kbd>`, `<code>x</code>`, `<br/>`, `<a href="...">text</a>`): the tags are not
 # text. Only these tag names: "Vec<T>" or "<name>" in prose is not a tag.
 _INLINE_HTML = re.compile(r"</?(?:a|abbr|b|br|cite|code|del|em|i|ins|kbd|mark|q|s|samp|small|span|strong|sub|sup|u|"

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 
 from ragls.answer import rest, rest_literals, rest_tables
+from ragls.answer.help_text import opening_help
 from ragls.answer.inline import ATTRIBUTES, CODE_SPANS, SHORTCODE
 from ragls.index.headings import REST_ROLE, strip_heading_ids
 from ragls.index.rest_hidden import ANONYMOUS_TARGET, EXPLICIT, SHOWN
@@ -67,8 +68,12 @@ def clean_markup(text: str, markdown: bool = True) -> str:
     if markdown:
         text, held = rest_literals.hold_literals(text, fenced_lines(text))
     else:
-        opened = text if rest_tables.opening_list_table(text.split("\n")) else rest.opening_body(text)
-        text, held = rest_literals.hold_literals(_rest_hidden(opened))
+        lines = text.split("\n")
+        helped = opening_help(lines)  # a chunk opening inside a program's help output: literal, as it is
+        opened = text if helped or rest_tables.opening_list_table(lines) else rest.opening_body(text)
+        literal = rest_literals.literal_lines(text)
+        literal[:helped] = [bool(x.strip()) for x in lines[:helped]]
+        text, held = rest_literals.hold_literals(_rest_hidden(opened), literal)
         text = rest_literals.note_refs(text)
     if markdown and ":::" in text:
         text = _MKDOCSTRINGS.sub(lambda m: "\n" * m.group(0).count("\n"), text)

@@ -51,6 +51,7 @@ from ragls.answer.blocks import (
     split_row,
 )
 from ragls.answer.code_passages import code_passages, config_comments
+from ragls.answer.help_text import help_passages
 from ragls.answer.includes import FileFilters, included_block
 from ragls.answer.inline import link_text, plain
 from ragls.answer.labels import bare_heading_label, heading_label, item_label, labelled, paragraph_label
@@ -368,7 +369,7 @@ def _units(text: str, lines: tuple[int, int] | None, markdown: bool = True, sour
         elif b.kind == "table":
             out += _table_rows(b, markdown, table_header if k == 0 else "")
         elif b.kind == "code":
-            out += _commented(b, blocks[k - 1] if k else None)
+            out += _commented(b, blocks[k - 1] if k else None) + _help(b, opened=k == 0 and not markdown)
     _lead(out[mark:], shown_by)
     return tuple(out)
 
@@ -388,6 +389,13 @@ def _commented(block: Block, before: Block | None) -> list[Unit]:
     directive = before.lines[-1] if before is not None and before.kind == "skip" else ""
     return [Unit(_cap(p.sentence), p.attached, block.start + p.line, block.start + p.end, block.start + p.end)
             for p in config_comments(block.lines, directive) if len(p.sentence.split()) >= MIN_WORDS]
+
+
+def _help(block: Block, opened: bool = False) -> list[Unit]:
+    """The passages of a program's help output in code `block` (`help_text.help_passages`; `opened`: the block a
+    reST chunk opens with, maybe inside one), each a whole item, as chunk-text lines."""
+    return [Unit(_cap(p.sentence), "", block.start + p.line, block.start + p.end, item=True)
+            for p in help_passages(block.lines, opened)]
 
 
 def block_opening(chunk: Chunk, after: int) -> str:

@@ -481,7 +481,7 @@ def definitions(text: str) -> str:
             continue
         prev = lines[i - 1] if i else ""
         if (prev.strip() and indent_of(prev) <= ind) or _ITEM_MARKER.match(line) \
-                or (stripped.startswith(("..", ":", "|", ">>>", "```", "#", "+")) and not SUBSTITUTION.match(stripped)) \
+                or (stripped.startswith(("..", ":", "|", ">>>", "```", "#", "+", "\x00")) and not SUBSTITUTION.match(stripped)) \
                 or ADORNMENT.fullmatch(stripped):
             continue
         end = i + 1
