@@ -52,6 +52,8 @@ def test_the_vs_code_names_are_the_extensions_settings():
     """VSCODE_SETTINGS is the extension's pass-through list (settings.ts), each one a setting of its package.json."""
     source = (ROOT / "clients/vscode/src/settings.ts").read_text(encoding="utf-8")
     listed = re.search(r"PASS_THROUGH_KEYS = \[(.*?)\] as const", source, re.DOTALL).group(1)
+    for spread in re.findall(r"\.\.\.(\w+)", listed):  # a list spread into it (`...RESTRICTED`) is read too
+        listed += re.search(rf"const {spread} = \[(.*?)\] as const", source, re.DOTALL).group(1)
     keys = re.findall(r"'([\w.]+)'", listed)
     contributed = json.loads((ROOT / "clients/vscode/package.json").read_text(encoding="utf-8"))
     properties = {k for c in contributed["contributes"]["configuration"] for k in c["properties"]}
