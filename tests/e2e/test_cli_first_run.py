@@ -217,3 +217,22 @@ def test_a_question_alone_asks_the_project_around_the_current_directory(env, tmp
 def test_eval_with_a_missing_gold_file_is_bad_input(env, tmp_path):
     proc = ragls(env, "eval", tmp_path / "questions.jsonl", tmp_path, check=False)
     assert proc.returncode == 2 and f"no such gold file: {tmp_path / 'questions.jsonl'}" in proc.stderr, proc.stderr
+
+
+def test_thousands_of_include_globs_are_named_in_one_short_warning(env, tmp_path):
+    """A ragls.toml of 3,000 include globs (50,000 made one 860 KB warning line): the warnings name the first eight
+    and count the others, on the terminal and in rag/status."""
+    ws = docs(tmp_path / "docs")
+    ragls(env, "index", ws)
+    globs = ", ".join(f'"d{i}/**/*.md"' for i in range(3000))
+    (ws / "ragls.toml").write_text(f"[sources]\ninclude = [{globs}]\n")
+    kept = ragls(env, "index", ws)  # the indexed file still exists: the index is kept, and the warning says why
+    line = next(x for x in (kept.stdout + kept.stderr).splitlines() if "matches the sources settings" in x)
+    assert "(include `d0/**/*.md`, `d1/**/*.md`," in line and "`d7/**/*.md` and 2,992 more)" in line, line
+    assert "d8/" not in line and len(line) < 1000, len(line)
+    (ws / "guide.md").unlink()
+    out = ragls(env, "index", ws).stdout
+    line = next(x for x in out.splitlines() if "no file here matches" in x)
+    assert "`d7/**/*.md` and 2,992 more: ragls indexes documentation" in line and len(line) < 1000, len(line)
+    status = json.loads(ragls(env, "status", ws, "--json").stdout)
+    assert any("and 2,992 more" in n for n in status["notices"]) and max(map(len, status["notices"])) < 1000

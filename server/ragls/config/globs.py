@@ -212,3 +212,15 @@ def include_reaches(folders: list[tuple[str, ...]] | None, rel_dir: str) -> bool
         return True
     names = tuple(rel_dir.split("/"))
     return any(names[:len(lead)] == lead[:len(names)] for lead in folders)
+
+
+GLOBS_NAMED = 8  # globs a message names (`named_globs`); a ragls.toml may list thousands
+
+
+def named_globs(globs: list[str], limit: int = GLOBS_NAMED) -> str:
+    """The globs of a message, each a code span (a warning also goes into an abstained answer, which is Markdown,
+    where a bare `**/*.{md,...}` lost its stars to emphasis): the first `limit`, then how many more —
+    "`docs/**/*.md`, `*.txt`" or "`d0/**/*.md`, …, `d7/**/*.md` and 49,993 more". A folder's ragls.toml of 50,000
+    include globs put all of them in one 860 KB warning line (terminal, rag/status, the log)."""
+    shown = ", ".join(f"`{g}`" for g in globs[:limit])
+    return shown + (f" and {len(globs) - limit:,} more" if len(globs) > limit else "")

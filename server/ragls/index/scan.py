@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ragls.config.globs import named_globs
 from ragls.config.settings import Settings
 from ragls.core.errors import Skipped
 from ragls.core.ir import Document
@@ -79,7 +80,7 @@ class TextScan:
                 # Most likely a typo in sources.include: emptying the index would answer every query with
                 # nothing, silently. Keep it and say why (rag/status, doctor); a rebuild empties it on purpose.
                 warning = (f"no file of {self.folder} matches the sources settings (include "
-                           f"{self.settings.sources.include}), though the {len(known)} indexed files still exist: "
+                           f"{named_globs(self.settings.sources.include)}), though the {len(known)} indexed files still exist: "
                            f"the index was kept; fix sources.include (or run rebuild to empty the index)"
                            + "".join(f"; {path}: {why}" for path, why in self.ignore_warnings))
                 if warning != self.include_warning:

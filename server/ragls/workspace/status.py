@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ragls.config.globs import named_globs
 from ragls.core.hashing import fingerprint
 
 # Files left out that rag/status (and MCP index_status) lists per folder, the rest counted (`skippedMore`): a folder
@@ -69,9 +70,9 @@ def empty_folder_notice(idx) -> str | None:
     if (idx.other_writer or idx.include_warning or idx.ignore_warnings or idx.manifest.file_count() or idx.manifest.skipped(1)
             or not idx.manifest.get_meta("last_indexed_at")):
         return None
-    # each glob as a code span: this text also goes into an abstained answer, which is markdown, where a bare
-    # `**/*.{md,...}` lost its stars to emphasis (Neovim's float showed "/.{md,...")
-    globs = ", ".join(f"`{g}`" for g in idx.settings.sources.include)
+    # each glob as a code span (`named_globs`): this text also goes into an abstained answer, which is markdown,
+    # where a bare `**/*.{md,...}` lost its stars to emphasis (Neovim's float showed "/.{md,...")
+    globs = named_globs(idx.settings.sources.include)
     return (f"no file here matches sources.include {globs}: ragls indexes documentation "
             f"files by default; to index others, e.g. code, add their globs to sources.include in "
             f"{idx.folder / 'ragls.toml'} (docs/configuration.md)")
