@@ -130,6 +130,35 @@ def test_a_fenced_help_output_in_markdown():
             "[default: 127.0.0.1]") in found, found
 
 
+UPLOAD_RST = """\
+    build options:
+      -p PYTHON_EXE, --python PYTHON_EXE
+                            Specify which Python interpreter to use.
+      --no-vcs              don't export the versioned files to a fresh dir, just
+                            build directly using the dirname as current dir.
+      --sdist               build a source distribution.
+
+    positional arguments:
+      url                   set the current API endpoints from the given url. With
+                            a web server with basic auth in front of the server,
+                            use a url like https://user:secret@example.com/USER.
+
+Uploading
+=========
+"""
+
+
+def test_a_positional_argument_is_an_entry_and_a_chunk_opening_inside_options_reads_them():
+    """A help output's positional argument ("url" over its description) is an entry as an option is; a chunk
+    that opens inside the options and holds one was read as a definition list ("--no-vcs ... just build
+    directly:" over a dedented line), as it was not made of option entries only."""
+    found = {u.sentence: (u.line, u.end) for u in units(UPLOAD_RST, markdown=False)}
+    assert found["`--no-vcs`: don't export the versioned files to a fresh dir, just build directly using the "
+                 "dirname as current dir."] == (3, 4), found
+    assert found["`url`: set the current API endpoints from the given url. With a web server with basic auth in "
+                 "front of the server, use a url like https://user:secret@example.com/USER."] == (8, 10), found
+
+
 COBRA_RST = """\
 Backing up
 ==========

@@ -8,10 +8,11 @@ accept connections from anywhere." although retrieval found its chunk first. Her
 its names and metavars, then two or more spaces and its description, or its description on the lines below)
 is one passage with every line its description is wrapped over, led by the option as code ("`--host HOST`:
 domain/ip address ..."); a word the help formatter broke at its hyphen is read whole ("devpi-" / "web" reads
-"devpi-web"). The paragraph of prose under a `usage:` line is the program's description, led by the program's
+"devpi-web"); so is a positional argument's entry ("url" over its description). The paragraph of prose under a
+`usage:` line is the program's description, led by the program's
 name ("`devpi-passwd`: Change password for a user directly in devpi-server database."). A long help output is
 cut by the chunker: a chunk that opens inside one has no "::" above it; a reST chunk opening with an indented run of
-option entries, their descriptions and section titles ("web serving options:") is read as one
+option and argument entries, their descriptions and section titles ("web serving options:") is read as one
 (`opening_help`, held literal by answer/markup.py; `help_passages` with `opened`).
 """
 
@@ -35,6 +36,9 @@ _FORM = (r"(?:--[A-Za-z0-9][\w.-]*|-[A-Za-z0-9?])"
          r"(?:[ =](?:<[^<>\s]+>|\{[^{}\s]+\}|\[[^\[\]\s]+\]|[A-Za-z_][\w.,:/\[\]-]*))?")
 # An option entry: its forms, then two or more spaces and its description, or nothing (the description below)
 OPTION_ENTRY = re.compile(rf"^[ \t]*(?P<names>{_FORM}(?:(?:,[ ]?| / ){_FORM})*)(?:[ \t]{{2,}}(?P<text>\S.*?))?[ \t]*$")
+# A positional argument's entry in a help output: an indented name, then two or more spaces and its description, or
+# its description on the lines below ("  url     set current API endpoints to the ones obtained from the given url")
+_POSITIONAL = re.compile(r"^[ \t]+(?P<names>[A-Za-z_][\w.-]*)(?:[ \t]{2,}(?P<text>\S.*?))?[ \t]*$")
 _USAGE = re.compile(r"^[ \t]*usage:[ \t]+(?P<prog>.*)$", re.IGNORECASE)
 _HELP_COMMAND = re.compile(r"^[ \t]*[$>%][ \t]+(?P<prog>.+?)[ \t]+(?:-h|--help|help)\b")  # "$ devpi-passwd -h"
 _PROG_WORD = re.compile(r"^[a-z][\w.-]*$")  # a word of a program's name or subcommand: "coverage", "json"
@@ -52,19 +56,19 @@ class HelpPassage(NamedTuple):
 
 
 def help_passages(lines: list[str], opened: bool = False) -> list[HelpPassage]:
-    """The passages of the code block `lines` when it is a program's help output, else []: each option entry with
-    its description (`_entries`), and each paragraph of the program's description (a block with a usage line). A
+    """The passages of the code block `lines` when it is a program's help output, else []: each option and
+    positional argument entry with its description (`_entries`), and each paragraph of the program's description (a block with a usage line). A
     block is help when MIN_ENTRIES of its option entries have a description. With `opened` (the block a chunk
     opens with, inside a help output: `opening_help`) one entry is enough, and the lines before its first entry,
     indented past it — the end of a description whose option the chunk before holds — are a passage of their
     own from their first whole sentence on (`_tail`)."""
-    entries = _entries(lines)
-    if sum(bool(text) for _, _, text in entries) < (1 if opened else MIN_ENTRIES):
+    if sum(bool(text) for _, _, text in _entries(lines)) < (1 if opened else MIN_ENTRIES):
         return []
+    entries = _entries(lines, positional=True)
     taken = {k for first, last, _ in entries for k in range(first, last + 1)}
     out = _described(lines, taken) + [HelpPassage(text, first, last) for first, last, text in entries if text]
-    head = entries[0][0]
-    if opened and all(indent_of(x) > indent_of(lines[head]) for x in lines[:head] if x.strip()):
+    head = entries[0][0] if entries else len(lines)
+    if opened and entries and all(indent_of(x) > indent_of(lines[head]) for x in lines[:head] if x.strip()):
         out += _tail(lines[:head])
     return sorted(out, key=lambda p: p.line)
 
@@ -73,7 +77,7 @@ def opening_help(lines: list[str]) -> int:
     """How many of a reST chunk's `lines` are the help output it opens inside (0 when it does not): the chunk's
     first line is indented and the run through the line before the first one at column 0 (the end of any reST
     body) holds a usage or "--help" prompt line and MIN_ENTRIES option entries with a description, or is made
-    only of option entries with their descriptions (one at least with a description on its line,
+    only of option and positional argument entries with their descriptions (an option at least with a description on its line,
     `OPTION_ENTRY`), section titles ("web serving options:") and, before the first entry, lines indented past it
     (the end of a description the chunk cut). The literal block's "::" (or the `.. code::` line) is in an earlier
     chunk, and the reST rules
@@ -91,6 +95,7 @@ def opening_help(lines: list[str]) -> int:
         return 0
     if len(entries) >= MIN_ENTRIES and any(_USAGE.match(x) or _HELP_COMMAND.match(x) for x in lines[:end]):
         return end  # a whole help output: its usage line, its options (a code directive's body, cut from its line)
+    entries = [e for e in _entries(lines[:end], positional=True) if e[2]]
     taken = {k for first_line, last, _ in entries for k in range(first_line, last + 1)}
     head = entries[0][0]
     fits = all(k in taken or _title(x) or (k < head and indent_of(x) > indent_of(lines[head]))
@@ -98,15 +103,18 @@ def opening_help(lines: list[str]) -> int:
     return end if fits else 0
 
 
-def _entries(lines: list[str]) -> list[tuple[int, int, str]]:
+def _entries(lines: list[str], positional: bool = False) -> list[tuple[int, int, str]]:
     """(first line, last line, description) of each option entry of `lines` (`OPTION_ENTRY`; not a line ending in
     a shell's "\\" nor one whose description on its line has fewer than two words: a command's options written one
-    per line, "--keep-daily    7    \\"): its description on its line and every line right below it that continues it (`_continues`; blank lines end it), joined
-    (`joined`); "" when it has none (a positional argument's name alone, an entry of a usage line)."""
+    per line, "--keep-daily    7    \\"), and with `positional` (a block known to be help) each positional
+    argument's (`_POSITIONAL`: "url" over "set current API endpoints ... If you have a web server with basic auth in
+    front of devpi-server, then use a url like this: https://username:password@example.com/USER/INDEXNAME"): its
+    description on its line and every line right below it that continues it (`_continues`; blank lines end it),
+    joined (`joined`); "" when it has none (a positional argument's name alone, an entry of a usage line)."""
     out = []
     k = 0
     while k < len(lines):
-        m = OPTION_ENTRY.match(lines[k])
+        m = OPTION_ENTRY.match(lines[k]) or (_POSITIONAL.match(lines[k]) if positional else None)
         if not m or _USAGE.match(lines[k]) or lines[k].rstrip().endswith("\\") \
                 or (m.group("text") and len(_WORD.findall(m.group("text"))) < 2):
             k += 1  # not an entry: a command's arguments continued on the next line ("--list  \\", "--keep  7  \\")
@@ -118,6 +126,9 @@ def _entries(lines: list[str]) -> list[tuple[int, int, str]]:
             last += 1
             column = indent_of(lines[last]) if column is None else column
         parts = ([m.group("text")] if m.group("text") else []) + [x.strip() for x in lines[k + 1:last + 1]]
+        if m.re is _POSITIONAL and not parts:
+            k += 1  # a name alone: a line of prose, not an argument
+            continue
         out.append((k, last, f"`{m.group('names')}`: {joined(parts)}" if parts else ""))
         k = last + 1
     return out
