@@ -190,6 +190,25 @@ def test_directories_no_include_glob_reaches_are_not_watched(live):
     assert inotify_watches() - before == 3  # src/mod150 not
 
 
+def test_a_change_of_the_git_entry_sets_up_no_new_watch(live):
+    """The folder's `.git` entry touched or chmod'ed (its own watch is on `.git/info`): each set the watch up again
+    and rescanned the whole folder. Now no rescan is requested, and an edit after it is indexed as before."""
+    folder, start = live
+    (folder / "guide.md").write_text("# Guide\n\nThe ferry timetable lists the puffin crossing.\n")
+    subprocess.run(["git", "init", "-q", str(folder)], check=True)
+    ws = start()
+    _, worker, _ = start.started[-1]
+    syncs = []
+    request_sync = worker.request_sync
+    worker.request_sync = lambda: syncs.append(1) or request_sync()
+    for mode in (0o755, 0o775, 0o755, 0o775, 0o755):
+        (folder / ".git").chmod(mode)
+        time.sleep(0.3)
+    (folder / "guide.md").write_text("# Guide\n\nThe harbour master keeps the tide tables.\n")
+    eventually(lambda: bm25(ws, "harbour master tide") == ["guide.md"], "the edit after the .git changes")
+    assert syncs == []
+
+
 def test_a_link_out_of_the_folder_is_skipped_and_never_served(live, tmp_path):
     folder, start = live
     private = tmp_path / "private"

@@ -102,12 +102,19 @@ class FileWatcher:
         """Whether the set of watched directories must be set up again after `changes` ((Change, path) pairs):
         a directory to watch appeared (created, renamed, moved in, or deleted and made again: its old watch is
         gone), an ignore file changed and the set with it, or a symlink target lies in a directory not watched.
-        A directory nothing is indexed from (a .gitignore'd build/ made again by each build) changes nothing."""
+        A directory nothing is indexed from (a .gitignore'd build/ made again by each build) changes nothing, nor
+        does a change of the folder's `.git` entry (never watched itself: `touch .git`, a chmod) while its
+        `.git/info` is watched: each set the watch up again and rescanned the folder."""
         from watchfiles import Change
 
         for change, path in changes:
-            if change != Change.deleted and (change == Change.added or path not in watched) and self._entered(path):
-                return True
+            if change == Change.deleted or (change != Change.added and path in watched) or not self._entered(path):
+                continue
+            if change != Change.added and path.endswith(os.sep + ".git"):
+                info = os.path.join(path, "info")
+                if info in watched or not os.path.isdir(info):
+                    continue
+            return True
         if any(path.endswith(os.sep + name) for _, path in changes for name in IGNORE_FILES):
             return set(self.watched_dirs()) != watched
         return any(not self._target_dirs(idx) <= watched for idx in self.worker.ws.indexes)
