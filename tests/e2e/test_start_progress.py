@@ -85,6 +85,12 @@ async def test_a_first_index_reports_one_progress_that_reaches_100_percent_once(
     assert any(m.startswith("for meaning search in long sections ") and m.endswith(", step 2 of 3")
                for m in messages), messages
     assert any(m.startswith("for faster answers ") and m.endswith(", step 3 of 3") for m in messages), messages
+    # session 67: each step weighed by its chunks gave step 1 a third of the bar, though the 6 long sections' other
+    # windows (about 8 each) outnumber the 46 first vectors: the bar then crawled through step 2. Weighed by the
+    # wordpieces each step embeds, step 2 starts well below a third and step 3 past half
+    step2 = next(p for m, p in steps if m.endswith(", step 2 of 3"))
+    step3 = next(p for m, p in steps if m.endswith(", step 3 of 3"))
+    assert step2 < 25 and step3 > 50, steps
 
 
 @pytest.mark.asyncio
@@ -115,8 +121,8 @@ async def test_two_folders_with_and_without_the_sentence_pass_count_their_own_st
     assert of_with and all(m.endswith(" of 3") for m in of_with), of_with
     assert of_without and all(m.endswith(" of 2") for m in of_without), of_without
     # the workspace's folders are embedded in order: the last report is the second folder's last batch of long
-    # sections' windows, its percentage every step of the first folder and the second's done so far
+    # sections' windows, its percentage every step of the first folder and most of the second's (its steps weighed
+    # by the wordpieces they embed: FolderIndex.vector_work_estimate), near the end of the bar
     message, percentage = steps[-1]
     assert message.startswith("for meaning search in long sections ") and message.endswith(", step 2 of 2"), steps
-    windows_done = int(message.split(" ")[-5].split("/")[0])
-    assert percentage == int(100 * (3 * n_with + n_without + windows_done) / (3 * n_with + 2 * n_without)), steps
+    assert 80 <= percentage < 100, steps

@@ -167,6 +167,10 @@ class Manifest:
         """Every chunk id, ordered by path and position."""
         return [r[0] for r in self.db.execute("SELECT id FROM chunks ORDER BY path, ordinal")]
 
+    def chunk_lengths(self) -> dict[str, int]:
+        """{chunk id: characters of its text}, every chunk (the vector phase's work estimate, index/vector_phase.py)."""
+        return dict(self.db.execute("SELECT id, length(text) FROM chunks"))
+
     def chunk_ids_of(self, paths: Iterable[str]) -> list[str]:
         """Ids of the chunks of the given paths."""
         return [r[0] for r in self._select_in("SELECT id FROM chunks WHERE path IN ({})", paths)]
