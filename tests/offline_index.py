@@ -69,12 +69,14 @@ def offline_toml(index_dir: Path, more: str = "", sentence_pass: bool = False) -
             f'model_path = "{offline_model_dir().as_posix()}"\nmodel = "{OFFLINE_MODEL_NAME}"\n{more}')
 
 
-def indexed_folder(root: Path, files: dict[str, str], *, filler: bool = True, toml: str = "") -> Path:
+def indexed_folder(root: Path, files: dict[str, str], *, filler: bool = True, toml: str = "",
+                   sentence_pass: bool = False) -> Path:
     """root/docs holding `files` (plus the FILLER_TOPICS pages unless `filler` is False), its ragls.toml (the index
-    root/index, the offline model, then `toml`) trusted, indexed once by a RagWorkspace that is closed again."""
+    root/index, the offline model, the sentence pass when `sentence_pass`, then `toml`) trusted, indexed once by a
+    RagWorkspace that is closed again."""
     folder = root / "docs"
     _write(folder, files, filler)
-    (folder / "ragls.toml").write_text(offline_toml(root / "index", toml))
+    (folder / "ragls.toml").write_text(offline_toml(root / "index", toml, sentence_pass))
     trust_folder(folder)  # the user trusts this test's own folder (ragls/config/trust.py)
     ws = RagWorkspace([folder])
     try:
@@ -85,17 +87,19 @@ def indexed_folder(root: Path, files: dict[str, str], *, filler: bool = True, to
 
 
 @contextlib.contextmanager
-def extractive_workspace(root: Path, files: dict[str, str], *, filler: bool = True, toml: str = ""
-                         ) -> Iterator[RagWorkspace]:
-    """An open RagWorkspace over `indexed_folder(root, files, filler=filler)` with no LLM (`generation.backend =
-    "none"`: answers are extractive; `toml`: more ragls.toml text), closed on exit; skips the test when the offline
+def extractive_workspace(root: Path, files: dict[str, str], *, filler: bool = True, toml: str = "",
+                         sentence_pass: bool = False) -> Iterator[RagWorkspace]:
+    """An open RagWorkspace over `indexed_folder(root, files, filler=filler, sentence_pass=sentence_pass)` with no
+    LLM (`generation.backend = "none"`: answers are extractive; `toml`: more ragls.toml text; `sentence_pass`: the
+    answer sentences' vectors stored, as a server's index has them), closed on exit; skips the test when the offline
     model (ragls[offline]) is missing. For module fixtures:
     `with extractive_workspace(tmp_path_factory.mktemp("x"), {"a.md": A}) as ws: yield ws`."""
     import pytest
 
     if offline_model_dir() is None:
         pytest.skip("needs ragls[offline]")
-    ws = RagWorkspace([indexed_folder(root, files, filler=filler, toml=f'[generation]\nbackend = "none"\n{toml}')])
+    ws = RagWorkspace([indexed_folder(root, files, filler=filler, toml=f'[generation]\nbackend = "none"\n{toml}',
+                                      sentence_pass=sentence_pass)])
     try:
         yield ws
     finally:

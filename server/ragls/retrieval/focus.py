@@ -41,7 +41,11 @@ embeds the query), the passages the words score are ranked by their meaning too 
 the word score over the chunk's best plus `answer/focus.COSINE_WEIGHT` (3) times the cosine of the passage's
 sentence with the question, where the sentences' vectors are at hand (`Embedder.known_vectors`: stored by the
 index's sentence pass for the extractive answer, or memoised by an answer; the model never runs here, and a chunk
-with one sentence's vector missing is focused by words alone); the neighbours joining it are judged by words as before.
+with one sentence's vector missing is focused by words alone); the neighbours joining it are judged on the same
+ranking, and the passage ranked second joins the focus with the lines between them when the whole fits in
+`FOCUS_SENTENCE_LINES` lines (`answer/focus._with_runner_up`: the two halves of an answer, or a restatement of the
+question and its answer, a few lines apart; on the recorded hits of 53 dev sets Focus@5 924 -> 944/1591, one lost,
+bench/history/session-67.md, "Focus: the two best passages of a chunk").
 Words alone rank a sentence that restates the question's common words above the one that answers in its own
 ("By default httpx will verify HTTPS connections, and raise an error for invalid SSL cases..." over "You can disable
 SSL verification completely ..." and its `verify=False`). On the 26 embedded dev sets (recorded hits, Focus@5):
