@@ -90,3 +90,35 @@ def test_which_questions_ask_for_a_limit():
     assert not limit_missing("How do I add a timeout?", ["A command is stopped after 30s."])
     assert not limit_missing("Can I cap the uploads?", ["Uploads are restricted to members."])
     assert limit_missing("Can I cap the uploads?", ["See [the guide](https://example.com/10mb) on uploads."])
+
+
+DEPLOY_DOCS = {
+"deploy.md": """# Deploying
+
+`shipit deploy` copies the build to the servers listed under `[servers]` in shipit.toml, one after another. List
+several servers there to deploy to all of them: `servers = ["web1", "web2", "web3"]`. Pass `--parallel` to deploy
+to every listed server at the same time instead of one by one.
+
+## Rolling back
+
+`shipit rollback` restores the previous build on every server the last deploy reached.
+""",
+}
+
+
+def test_a_number_asked_of_no_refusal_is_no_limit(tmp_path):
+    """"more than 2 servers" names how many, not a limit to impose: the question is answered from docs that state
+    no limit (it abstained when any "more than <number>" was read as a limit asked: limit_missing 1.0); a bound of
+    time or size on what is to be refused or ended still asks for one."""
+    w = RagWorkspace([indexed_folder(tmp_path, DEPLOY_DOCS)])
+    try:
+        found = w.query("How do I deploy to more than 2 servers at once?")
+        assert found.hits.evidence.limit_missing == 0.0 and not found.abstained, found.hits.evidence
+    finally:
+        w.close()
+    for question in ("Why does my build take longer than 5 minutes?", "How can I list files older than 30 days?"):
+        assert not limit_asked(question), question
+    for question in ("How do I make uWSGI kill a worker that has been on one request for more than 30 seconds?",
+                     "Can devpi automatically delete dev releases that are older than 30 days?",
+                     "How do I stop people uploading files bigger than 10 MB through my proxy?"):
+        assert limit_asked(question), question

@@ -16,7 +16,9 @@ stated").
   (`_LIMIT_ASK`): limit / cap / throttle / rate-limit as the user's verb ("How do I limit ...", "can I cap ...",
   "to throttle ..."), a limit as the object of set / give / add / have / configure / put / impose / enforce / apply
   ("set a timeout", "give it a timeout", "add per-client rate limiting", "set a statement timeout"), or a bound
-  the user names ("larger than 10 MB", "older than 30 days"). Not a question that asks for a value (`asked_value`:
+  of time or size the user names on what a verb of refusing or ending acts on ("reject bodies larger than 10 MB",
+  "delete releases older than 30 days"; not "deploy to more than 2 servers", "why does the build take longer than
+  5 minutes?"). Not a question that asks for a value (`asked_value`:
   "What is the maximum ...?", "How long ...?" — the value veto's), nor one about a limit that exists ("What status
   code does a client get once it has hit a throttle limit?", "how do I lift the limit ...?": no verb of imposing).
 - `limit_missing(text, passages)`: `limit_asked` and no passage (`asked_value.stated_text`: a link's target and a
@@ -37,7 +39,12 @@ _LIMIT_NOUNS = r"(?:time[- ]?outs?|time limits?|rate[- ]limit(?:s|ing)?|limits?|
 _LIMIT_ASK = re.compile(
     r"\b(?:I|we|you|to)\s+(?:\w+\s+)?(?:limit|cap|throttle|rate[- ]limit)\b"  # how do I limit / can I cap / to throttle
     r"|\b(?:set|give|add|have|configure|put|impose|enforce|apply)\b(?:\s+[\w'-]+){0,4}?\s+" + _LIMIT_NOUNS + r"\b"
-    r"|\b(?:larger|bigger|longer|older|more)\s+than\s+\d",  # a bound the user names: larger than 10 MB
+    # a bound the user names on what is to be refused or ended: reject bodies larger than 10 MB, kill a worker after
+    # more than 30 seconds, delete releases older than 30 days (not "deploy to more than 2 servers", "why does the
+    # build take longer than 5 minutes?": no amount of time or size, no verb of refusing)
+    r"|\b(?:reject|refuse|stop|kill|abort|cancel|drop|delete|remove|prune|purge|expire|evict|deny|block|discard|"
+    r"terminate)\b[^.?!]*?\b(?:larger|bigger|longer|older|more)\s+than\s+\d[\d,._]*\s*(?:" + TIME_UNIT + "|"
+    + SIZE_UNIT + r")\b",
     re.IGNORECASE)
 _LIMIT_STATED = re.compile(
     r"\b(?:time[- ]?outs?|timed? out|limit\w*|max\w*|min(?:imum)?|caps?|capped|at most|up to|throttl\w*|rate\w*|"
