@@ -288,3 +288,20 @@ def test_a_change_made_while_the_watch_is_set_up_again_is_indexed(live):
     eventually(lambda: bm25(ws, "cormorant roost") == ["docs/new/trigger.md"], "the file in the new directory")
     eventually(lambda: late.exists(), "the write in the window")
     eventually(lambda: bm25(ws, "storm petrel") == ["docs/late.md"], "the file written while the watch was set up")
+
+
+def test_directories_gone_before_their_watch_are_all_left_out_at_once(tmp_path):
+    """A watch of directories some of which were deleted (a folder removed or moved as its watch is set up) fails
+    with watchfiles naming the first one gone; the next watch leaves out every directory gone, not only that one (one
+    retry, not one a directory), and watches the others."""
+    import watchfiles
+
+    kept = [tmp_path / "a", tmp_path / "d"]
+    for path in kept:
+        path.mkdir()
+    tried = [str(tmp_path / name) for name in ("a", "b", "c", "d")]  # b and c do not exist
+    with pytest.raises(OSError) as failed:
+        for _ in watchfiles.watch(*tried, stop_event=threading.Event(), recursive=False, yield_on_timeout=True,
+                                  rust_timeout=100, ignore_permission_denied=False):
+            break
+    assert FileWatcher._fewer(failed.value, tried) == ([str(p) for p in kept], False)

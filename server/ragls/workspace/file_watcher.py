@@ -145,7 +145,8 @@ class FileWatcher:
         is why; None when `exc` names no directory of `tried` (a failure to count). watchfiles names the directory
         it could not watch ('… about ["/x/d55"]'): at "OS file watch limit reached" (the notify crate's
         MaxFilesWatch) those before it (their watches were set; half when it names none), at a directory gone or
-        not readable (deleted before its watch was set, mode 300) all but it. None too when nothing is left."""
+        not readable (deleted before its watch was set, mode 300) all but it and those gone too. None too when
+        nothing is left."""
         text = str(exc)
         named = _NAMED_PATH.search(text)
         path = named.group(1) if named else None
@@ -153,7 +154,9 @@ class FileWatcher:
             fewer, limited = tried[:tried.index(path) if path in tried else len(tried) // 2], True
             fewer = fewer[:len(tried) - 1]
         elif isinstance(exc, (FileNotFoundError, PermissionError, NotADirectoryError)) and path in tried:
-            fewer, limited = [d for d in tried if d != path], False
+            # and every other one gone too (a folder deleted or moved as its watch was set: one retry, not one a
+            # directory)
+            fewer, limited = [d for d in tried if d != path and os.path.isdir(d)], False
         else:
             return None
         return (fewer, limited) if fewer else None
