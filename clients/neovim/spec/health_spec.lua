@@ -70,6 +70,25 @@ H.it("while the embedding model loads, the statusline, :RagStatus and :checkheal
   H.eq("ragls", require("ragls").statusline(), "statusline once loaded")
 end)
 
+H.it(":RagStatus says what is still embedded once every section has its first vector (pendingWindows)", function()
+  -- session 67: "indexed 3 min ago" alone while the long sections' later windows and the sentence pass still ran.
+  -- The real status of this server, with the counts it sends while step 2 runs: every first vector in, 2 of the
+  -- folder's sections with windows left.
+  local status_view = require("ragls.status_view")
+  local client = vim.lsp.get_clients({ name = "ragls" })[1]
+  local status = H.request_sync(client, "rag/status", vim.empty_dict()).result
+  local folder = status.folders[1]
+  H.eq("number", type(folder.pendingWindows), "the writer tracks windows: " .. vim.inspect(folder.pendingWindows))
+  folder.pendingVectors, folder.pendingWindows = 0, 2
+  local text = table.concat(status_view.status_lines(status), "\n")
+  H.contains(text, ("  embedding  later parts of 2 of %d sections left (meaning search sees their start meanwhile)")
+    :format(folder.chunks))
+  folder.pendingWindows = vim.NIL -- unknown (a read-only process before anything was recorded): nothing said
+  H.eq(nil, status_view.vectors_phrase(folder))
+  folder.pendingWindows = 0
+  H.eq(nil, status_view.vectors_phrase(folder))
+end)
+
 H.it("a long progress line is cut at its end in the statusline, so what it leads with stays", function()
   local progress = require("ragls.progress")
   local notice = "using the bundled offline embedding model sentence-transformers/all-MiniLM-L6-v2 (ragls's default, "

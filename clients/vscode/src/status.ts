@@ -156,12 +156,22 @@ export function embeddingLoading(status: StatusResult): boolean {
 }
 
 /**
+ * The long sections whose later embedding windows are still embedded once every section has its first vector
+ * (rag/status `pendingWindows`): "later parts of 3 long sections not embedded yet (meaning search sees their start
+ * meanwhile)", so a folder does not read as done while they run; '' when none is left or the server does not say.
+ */
+export function laterParts(pendingWindows: number | null | undefined): string {
+  return pendingWindows ? `later parts of ${counted(pendingWindows, 'long section')} not embedded yet (meaning search sees their start meanwhile)` : '';
+}
+
+/**
  * A folder's vector count for people: "N sections without vectors", or while the embedding model loads (when every
  * section counts as without vectors) that it is loading, with the sections really left to embed when the index knows.
  */
-export function vectorsPhrase(folder: { pendingVectors: number; embeddingLoading?: boolean; storedPendingVectors?: number | null }): string {
+export function vectorsPhrase(folder: { pendingVectors: number; pendingWindows?: number | null; embeddingLoading?: boolean; storedPendingVectors?: number | null }): string {
   if (!folder.embeddingLoading) {
-    return `${counted(folder.pendingVectors, 'section')} without vectors`;
+    return !folder.pendingVectors && folder.pendingWindows ? laterParts(folder.pendingWindows)
+      : `${counted(folder.pendingVectors, 'section')} without vectors`;
   }
   const stored = folder.storedPendingVectors;
   const left = stored === undefined || stored === null ? '' : stored === 0 ? '; every section is embedded' : `; ${counted(stored, 'section')} not embedded yet`;
@@ -320,6 +330,7 @@ export class StatusBar implements vscode.Disposable {
     const chunks = status.folders.reduce((n, f) => n + f.chunks, 0);
     const pending = status.folders.reduce((n, f) => n + f.pending, 0);
     const pendingVectors = status.folders.reduce((n, f) => n + (f.pendingVectors ?? 0), 0);
+    const pendingWindows = status.folders.reduce((n, f) => n + (f.pendingWindows ?? 0), 0);
     this.totals = { files, chunks, folders: status.folders.length, pendingVectors };
     const fallback = status.embeddingSource === 'offline-fallback';
     const loading = embeddingLoading(status);
@@ -332,7 +343,8 @@ export class StatusBar implements vscode.Disposable {
     const left = stored.every((n) => typeof n === 'number') ? stored.reduce<number>((n, s) => n + (s as number), 0) : undefined;
     const vectors = loading
       ? `${capitalized(EMBEDDING_LOADING_NOTE)}${left ? ` (${counted(left, 'section')} not embedded yet)` : ''}.`
-      : pendingVectors ? `${counted(pendingVectors, 'section')} still without vectors (keyword search only for them)` : '';
+      : pendingVectors ? `${counted(pendingVectors, 'section')} still without vectors (keyword search only for them)`
+        : capitalized(laterParts(pendingWindows));
     // Warnings (what to set, what to trust) right under the totals, notes after the models; their text is the
     // server's, shown as text (a glob such as **/*.md is not markdown).
     const warnings = statusWarnings(status);

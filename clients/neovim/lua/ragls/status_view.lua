@@ -77,7 +77,9 @@ end
 --- What a folder's vector count means for people (after "embedding"), or nil when every section (chunk) has its
 --- vectors: "N of M sections left (keyword search meanwhile)", or while the server's embedding model is still loading
 --- (rag/status `embeddingLoading`: every section then counts in pendingVectors) that it is loading, with the
---- sections really left to embed when the index recorded them (`storedPendingVectors`).
+--- sections really left to embed when the index recorded them (`storedPendingVectors`). Once every section has its
+--- first vector, the long sections whose later windows are still embedded (`pendingWindows`): "later parts of N of M
+--- sections left (meaning search sees their start meanwhile)", so the folder does not read as done while they run.
 ---@param folder table a rag/status folder
 ---@return string|nil
 function M.vectors_phrase(folder)
@@ -90,6 +92,11 @@ function M.vectors_phrase(folder)
   if (folder.pendingVectors or 0) > 0 then
     return ("%d of %s left (keyword search meanwhile)"):format(folder.pendingVectors, counted(folder.chunks or 0,
       "section"))
+  end
+  local windows = tonumber(nonnil(folder.pendingWindows)) or 0
+  if windows > 0 then
+    return ("later parts of %d of %s left (meaning search sees their start meanwhile)"):format(windows,
+      counted(folder.chunks or 0, "section"))
   end
   return nil
 end

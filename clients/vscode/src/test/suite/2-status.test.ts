@@ -92,6 +92,28 @@ editorSuite(() => {
     }
   });
 
+  test('once every section has its first vector, the hover and Show Status say later parts are still embedded', async () => {
+    // session 67: the status read as done while the long sections' later windows were embedded. The server's own
+    // status with the counts it sends then: every first vector in, 2 sections of the first folder with windows left.
+    const ready = await api.server.request(StatusRequest, {});
+    assert.ok(ready.folders.every((f) => typeof f.pendingWindows === 'number'), JSON.stringify(ready.folders));
+    const later: StatusResult = {
+      ...ready,
+      folders: ready.folders.map((f, i) => ({ ...f, pendingVectors: 0, pendingWindows: i === 0 ? 2 : 0 })),
+    };
+    const said = 'later parts of 2 long sections not embedded yet (meaning search sees their start meanwhile)';
+    try {
+      api.status.showStatus(later);
+      const tooltip = (api.status.item.tooltip as vscode.MarkdownString).value;
+      assert.ok(tooltip.includes(`L${said.slice(1)}`), tooltip);
+      const lines = formatStatus(later);
+      assert.ok(lines.some((l) => l.includes(`0 queued, ${said}; index `)), lines.join('\n'));
+      assert.ok(lines.some((l) => l.includes('0 queued, 0 sections without vectors; index ')), lines.join('\n'));
+    } finally {
+      await api.server.refreshStatus();
+    }
+  });
+
   test('while the embedding model loads, the status bar, Show Status and a waiting answer say so', async () => {
     // The server's status once the model is ready, then the same folders as a server sends them while its model
     // still loads (every chunk counted without vectors, storedPendingVectors what is really left).
