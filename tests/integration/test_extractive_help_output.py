@@ -7,6 +7,7 @@ the real reader (answer/passages.units)."""
 
 from __future__ import annotations
 
+import pytest
 from extractkit import _bullets
 from ragls.answer.ask import extractive_answer
 from ragls.answer.passages import units
@@ -247,3 +248,18 @@ def test_an_option_the_chunk_end_cut_is_quoted_whole(tmp_path, offline_embedder)
     assert ("- `--no-events`: no events will be run during import, instead they are postponed to run on server start. "
             "This allows a much faster start of the server after an import, when the search plugin is used. [False] [1]"
             ) in bullets, bullets
+
+
+@pytest.mark.timeout(60)
+def test_a_line_of_a_long_run_of_spaces_is_read_in_one_pass():
+    """An entry's line padded by a long run of spaces before more text (a terminal's capture, a hostile page) is read
+    as any other: its description is the text after the option. The lazy descriptions of
+    OPTION_ENTRY / _POSITIONAL and the prompt line's program retried the line's end at each character: quadratic in
+    the run (32,000 spaces: 8 s per pattern; 150,000 here: minutes). The timeout is a hang guard."""
+    run = " " * 150_000
+    text = SERVER_RST.replace("port to listen for http requests. [3141]", f"port to listen for http requests.{run}[3141]")
+    text = text.replace("$ hubd -h", f"$ hubd{run}-h")
+    found = [u.sentence for u in units(text, markdown=False)]
+    port = [s for s in found if s.startswith("`--port PORT`: port to listen for http requests.")]
+    assert len(port) == 1, [s[:80] for s in found]  # (cut by the passage length cap)
+    assert "`--threads THREADS`: number of threads to start for serving clients. [50]" in found, found

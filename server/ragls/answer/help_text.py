@@ -34,13 +34,17 @@ MIN_WORDS = 4  # a description paragraph or a cut description's end this short i
 # click's "--color / --no-color").
 _FORM = (r"(?:--[A-Za-z0-9][\w.-]*|-[A-Za-z0-9?])"
          r"(?:[ =](?:<[^<>\s]+>|\{[^{}\s]+\}|\[[^\[\]\s]+\]|[A-Za-z_][\w.,:/\[\]-]*))?")
+# A description on an entry's line, up to its last character that is no space or tab: written so, not as a lazy
+# `\S.*?` before `[ \t]*$`, which retried the line's end at each character (a line of 32,000 spaces: 8 s)
+_TEXT = r"\S(?:.*[^ \t])?"
 # An option entry: its forms, then two or more spaces and its description, or nothing (the description below)
-OPTION_ENTRY = re.compile(rf"^[ \t]*(?P<names>{_FORM}(?:(?:,[ ]?| / ){_FORM})*)(?:[ \t]{{2,}}(?P<text>\S.*?))?[ \t]*$")
+OPTION_ENTRY = re.compile(rf"^[ \t]*(?P<names>{_FORM}(?:(?:,[ ]?| / ){_FORM})*)(?:[ \t]{{2,}}(?P<text>{_TEXT}))?[ \t]*$")
 # A positional argument's entry in a help output: an indented name, then two or more spaces and its description, or
 # its description on the lines below ("  url     set current API endpoints to the ones obtained from the given url")
-_POSITIONAL = re.compile(r"^[ \t]+(?P<names>[A-Za-z_][\w.-]*)(?:[ \t]{2,}(?P<text>\S.*?))?[ \t]*$")
+_POSITIONAL = re.compile(r"^[ \t]+(?P<names>[A-Za-z_][\w.-]*)(?:[ \t]{2,}(?P<text>" + _TEXT + r"))?[ \t]*$")
 _USAGE = re.compile(r"^[ \t]*usage:[ \t]+(?P<prog>.*)$", re.IGNORECASE)
-_HELP_COMMAND = re.compile(r"^[ \t]*[$>%][ \t]+(?P<prog>.+?)[ \t]+(?:-h|--help|help)\b")  # "$ devpi-passwd -h"
+# "$ devpi-passwd -h": the words before the first -h / --help / help
+_HELP_COMMAND = re.compile(r"^[ \t]*[$>%][ \t]+(?P<prog>[^ \t]+(?:[ \t]+(?!(?:-h|--help|help)\b)[^ \t]+)*?)[ \t]+(?:-h|--help|help)\b")
 _PROG_WORD = re.compile(r"^[a-z][\w.-]*$")  # a word of a program's name or subcommand: "coverage", "json"
 _HYPHEN_BREAK = re.compile(r"[A-Za-z]-$")  # a line a help formatter broke after a word's hyphen ("devpi-")
 _WORD = re.compile(r"[A-Za-z]{2,}")  # a word of a description (an option's value in a command, "--keep-daily  7  \\", has none)
