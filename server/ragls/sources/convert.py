@@ -178,7 +178,7 @@ def _bare_text_paragraphs(root, deep: bool = True) -> bool:
                 container.insert(0, paragraph)
             else:
                 owner.tail = None
-                container.insert(container.index(owner) + 1, paragraph)
+                owner.addnext(paragraph)  # (not insert at index(owner) + 1: two walks of the children per run)
             for child in inline:
                 paragraph.append(child)  # with its tail
             wrapped = True
