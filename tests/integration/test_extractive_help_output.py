@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import pytest
 from extractkit import _bullets
+from ragls.answer.across_chunks import option_continued
 from ragls.answer.ask import extractive_answer
 from ragls.answer.passages import units
 from ragls.core.ir import Chunk, Hit, LineSpan
@@ -263,3 +264,21 @@ def test_a_line_of_a_long_run_of_spaces_is_read_in_one_pass():
     port = [s for s in found if s.startswith("`--port PORT`: port to listen for http requests.")]
     assert len(port) == 1, [s[:80] for s in found]  # (cut by the passage length cap)
     assert "`--threads THREADS`: number of threads to start for serving clients. [50]" in found, found
+
+
+def test_an_option_the_chunk_end_cut_stops_at_the_next_entry_indented_past_it(tmp_path):
+    """The chunk ends on "-f, --force" and its description is whole; the file goes on with cobra's long options
+    indented past the short ones, which are entries of their own (`help_text.continues_entry`): reading the
+    description on past the chunk's end (`across_chunks.option_continued`) takes none of them. It took both
+    ("... even unchanged ones --exclude-if-present filename[:header]   takes filename[:header] ...")."""
+    e_line = "      -e, --exclude pattern                        exclude a pattern (can be specified multiple times)\n"
+    rst = COBRA_RST.replace(e_line, e_line + "      -f, --force                                  force re-reading the "
+                                             "source files, even unchanged ones\n")
+    (tmp_path / "backup.rst").write_text(rst)
+    text = "\n".join(rst.split("\n")[:13])  # through "-f, --force ..."
+    chunk = Chunk(id="backup.rst#0", path="backup.rst", text=text, span=LineSpan(0, 0, 12, 0),
+                  text_hash="backup.rst#0", folder=str(tmp_path))
+    force = [u for u in units(text, markdown=False) if u.sentence.startswith("`-f, --force`")]
+    assert len(force) == 1 and force[0].end == 12, force
+    read_on = option_continued(1, force[0], {1: Hit(chunk=chunk, score=1.0)})
+    assert read_on.sentence == "`-f, --force`: force re-reading the source files, even unchanged ones", read_on

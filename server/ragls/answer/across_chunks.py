@@ -11,8 +11,9 @@ import re
 from dataclasses import replace
 
 from ragls.answer.blocks import FENCE_OPEN, is_markdown
-from ragls.answer.help_text import OPTION_ENTRY, joined
+from ragls.answer.help_text import OPTION_ENTRY, continues_entry, joined
 from ragls.answer.passages import EXTRACTIVE_MAX_SENTENCE_CHARS, MAX_ATTACHED_LINES, Unit, block_opening, code_shown
+from ragls.answer.rest import indent_of
 from ragls.core.ir import Hit
 from ragls.sources.convert import CONVERTED_EXTENSIONS, extension
 from ragls.sources.load import kind_for
@@ -99,8 +100,10 @@ def block_continued(n: int, unit: Unit, hits: dict[int, Hit]) -> Unit:
 def option_continued(n: int, unit: Unit, hits: dict[int, Hit]) -> Unit:
     """Passage `unit` of source `n`, an option of a program's help output (`help_text.help_passages`: its first
     line an `OPTION_ENTRY`, its sentence led by the option as code) that ends on its chunk's last line with text,
-    with the rest of its description read back from the file (the lines right after the chunk's end indented past
-    the option's line, joined as `help_text.joined` joins them; at most EXTRACTIVE_MAX_SENTENCE_CHARS in all): the
+    with the rest of its description read back from the file (the lines right after the chunk's end that continue
+    it as `help_text.continues_entry` reads a description: indented past the option's line and no option entry of
+    their own, unless at the description's column — cobra's long option under a short one is the next entry —
+    joined as `help_text.joined` joins them; at most EXTRACTIVE_MAX_SENTENCE_CHARS in all): the
     chunker cut a long help output inside a description, and the answer quoted "`--no-events`: no events will be
     run during import, instead they are postponed to run on server start. This allows much" (devpi's
     `devpi-import -h`). The citation keeps the chunk's lines. `unit` as it is otherwise."""
@@ -115,12 +118,14 @@ def option_continued(n: int, unit: Unit, hits: dict[int, Hit]) -> Unit:
     file_lines = _file_after(hit, last)
     if file_lines is None:
         return unit
-    indent = len(_INDENT.match(lines[unit.line]).group(0).expandtabs())
+    indent = indent_of(lines[unit.line])
+    column = entry.start("text") if entry.group("text") else None  # where its description starts, as help_text reads it
     more = []
     for line in file_lines[hit.chunk.span.start_line + last + 1:]:
-        if not line.strip() or len(_INDENT.match(line).group(0).expandtabs()) <= indent:
+        if not continues_entry(line, indent, column):  # a blank line, one not indented past it, or the next entry
             break
         more.append(line.strip())
+        column = indent_of(line) if column is None else column
     if not more:
         return unit
     text = joined([unit.sentence, *more])

@@ -23,7 +23,7 @@ from typing import NamedTuple
 
 from ragls.answer.rest import indent_of
 
-__all__ = ["OPTION_ENTRY", "HelpPassage", "help_passages", "joined", "opening_help"]
+__all__ = ["OPTION_ENTRY", "HelpPassage", "continues_entry", "help_passages", "joined", "opening_help"]
 
 MIN_ENTRIES = 2  # option entries with a description that make a code block a program's help
 MAX_TITLE_WORDS = 5  # a section title of a help output ("web serving options:") has at most this many words
@@ -113,7 +113,7 @@ def _entries(lines: list[str], positional: bool = False) -> list[tuple[int, int,
     per line, "--keep-daily    7    \\"), and with `positional` (a block known to be help) each positional
     argument's (`_POSITIONAL`: "url" over "set current API endpoints ... If you have a web server with basic auth in
     front of devpi-server, then use a url like this: https://username:password@example.com/USER/INDEXNAME"): its
-    description on its line and every line right below it that continues it (`_continues`; blank lines end it),
+    description on its line and every line right below it that continues it (`continues_entry`; blank lines end it),
     joined (`joined`); "" when it has none (a positional argument's name alone, an entry of a usage line)."""
     out = []
     k = 0
@@ -126,7 +126,7 @@ def _entries(lines: list[str], positional: bool = False) -> list[tuple[int, int,
         indent = indent_of(lines[k])
         column = m.start("text") if m.group("text") else None  # where its description starts
         last = k
-        while last + 1 < len(lines) and _continues(lines[last + 1], indent, column):
+        while last + 1 < len(lines) and continues_entry(lines[last + 1], indent, column):
             last += 1
             column = indent_of(lines[last]) if column is None else column
         parts = ([m.group("text")] if m.group("text") else []) + [x.strip() for x in lines[k + 1:last + 1]]
@@ -138,13 +138,14 @@ def _entries(lines: list[str], positional: bool = False) -> list[tuple[int, int,
     return out
 
 
-def _continues(line: str, indent: int, column: int | None) -> bool:
+def continues_entry(line: str, indent: int, column: int | None) -> bool:
     """Whether `line` continues the description of an option entry indented by `indent` whose description starts
     at `column` (None: not known yet, the entry's line holds none): it is indented past the entry and is no option
     entry of its own, unless it is indented to the description's column (a description line may open with an
     option: "--replica-file-search-path instead of ..."). cobra indents a long option without a short one past the
     short ones ("  -h, --help   help for generate" over "      --man directory   write man pages ..."), which
-    is the next entry, not the description going on."""
+    is the next entry, not the description going on. (Also the rule of a description read on past its chunk's end:
+    `across_chunks.option_continued`.)"""
     if not line.strip() or indent_of(line) <= indent:
         return False
     entry = OPTION_ENTRY.match(line)
