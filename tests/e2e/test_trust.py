@@ -161,6 +161,9 @@ async def test_serve_start_up_scan_and_rag_ask_follow_the_editors_workspace_trus
         [err] = [e for e in status["errors"] if e.get("path") == str(clone / "ragls.toml")]
         assert "is not trusted" in err["message"] and "document_loaders" in err["message"]
         assert err["severity"] == "warning"  # nothing failed: the user decides (docs/protocol.md rag/status)
+        # its how-to-trust end on its own, for a client to say its way (Neovim's :RagTrust)
+        assert err["trustHow"] == f"read the file, then run `ragls trust {clone}` to use them", err
+        assert err["message"].endswith(f"; {err['trustHow']}"), err
         before = len(vendor_proxy.targets)
         answer = await request(client, "rag/ask", {"question": "What is the deploy command?"})
         assert answer["error"] and attacker.requests == []

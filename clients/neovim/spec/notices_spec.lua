@@ -94,7 +94,15 @@ H.it(":RagStatus shows the warnings in their rows, in the colour of warnings, an
   local warning = vim.tbl_filter(function(e) return e.severity == "warning" end, status.errors)
   H.eq(1, #warning, "the server's warning entry: " .. vim.inspect(status.errors))
   H.eq("Answers    none (" .. status_view.IGNORED_LLM_NOTE .. ")", lines[1])
-  H.eq("Warning    " .. warning[1].message, lines[2])
+  -- its how-to-trust end (errors `trustHow`) said the Neovim way: :RagTrust, not a shell command (session 67)
+  local how = warning[1].trustHow
+  H.ok(type(how) == "string" and vim.startswith(how, "read the file, then run `ragls trust ")
+    and vim.endswith(warning[1].message, how), vim.inspect(warning[1]))
+  H.eq("Warning    " .. warning[1].message:sub(1, #warning[1].message - #how)
+    .. "read the file, then run :RagTrust to use them", lines[2])
+  H.ok(not text:find("ragls trust", 1, true), "no shell command in :RagStatus: " .. text)
+  local older_line = status_view.error_line({ path = warning[1].path, message = warning[1].message })
+  H.contains(older_line, "then run `ragls trust ") -- from an older server (no trustHow): its words as they are
   H.eq("DiagnosticWarn", marks[1], "highlight of the Warning row")
   H.ok(vim.startswith(warning[1].message, app .. "/ragls.toml is not trusted, so these settings were ignored: "),
     warning[1].message)

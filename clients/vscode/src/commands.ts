@@ -26,7 +26,7 @@ import { DocsSearch } from './search';
 import { chooseAnswerBackend, openSettings, SetupAnswers } from './walkthrough';
 import { RagSelection } from './rags';
 import { ServerManager } from './server';
-import { answersLabel, embeddingLabel, embeddingLoading, ignoredLlmNote, splitErrors, splitNotices, StatusBar, statusWarnings, vectorsPhrase } from './status';
+import { answersLabel, embeddingLabel, embeddingLoading, ignoredLlmNote, splitErrors, splitNotices, StatusBar, statusWarnings, vectorsPhrase, warningMessage } from './status';
 import { counted } from './words';
 
 export const COMMANDS = {
@@ -224,7 +224,7 @@ export function formatStatus(status: StatusResult): string[] {
     lines.push(`  warning: ${ignored}`);
   }
   for (const w of warnings) {
-    lines.push(`  warning: ${w.message}`);
+    lines.push(`  warning: ${warningMessage(w)}`);
   }
   const { byFolder, notes, notesByFolder } = splitNotices(status);
   for (const f of status.folders) {

@@ -187,7 +187,11 @@ export interface StatusResult {
   };
   /** `severity: 'warning'` (newer servers): nothing failed, the user decides (an untrusted ragls.toml's ignored
    * settings); shown as a warning. Without it: an error. */
-  errors: { path?: string; message: string; severity?: 'warning' }[];
+  errors: {
+    path?: string; message: string; severity?: 'warning';
+    /** Newer servers, on an untrusted ragls.toml's warning: the end of `message` saying how to trust it. */
+    trustHow?: string;
+  }[];
   /** Lines that are not errors: "<folder>: ..." when that folder's index holds no file (what to set; a warning),
    * else notes (the index keeps the embedding model it was built with, an old setting name). */
   notices?: string[];

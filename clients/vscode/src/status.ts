@@ -136,6 +136,19 @@ export function answersLabel(status: StatusResult): string {
   return model ? `${who} · ${model}` : who;
 }
 
+/** How a VS Code user trusts the folders in Restricted Mode (`warningMessage`). */
+export const TRUST_HOW = 'trust this workspace (Workspaces: Manage Workspace Trust) to use them';
+
+/**
+ * An `errors` entry's message for people: in Restricted Mode (`trusted` false) the end that says how to trust an
+ * untrusted ragls.toml (`trustHow`, newer servers: "trust the workspace in the editor to use them") said the VS Code
+ * way (`TRUST_HOW`), naming the command; otherwise, and from an older server, the server's words.
+ */
+export function warningMessage(e: StatusResult['errors'][number], trusted = vscode.workspace.isTrusted): string {
+  const how = e.trustHow;
+  return !trusted && how && e.message.endsWith(how) ? `${e.message.slice(0, -how.length)}${TRUST_HOW}` : e.message;
+}
+
 /**
  * What the user must act on, as whole sentences, each once: the `errors` of severity warning (an untrusted
  * ragls.toml: what was ignored, how to trust it), else from an older server the folders' LLM settings ignored until
@@ -145,7 +158,7 @@ export function statusWarnings(status: StatusResult): string[] {
   const { byFolder } = splitNotices(status);
   const folderNotices = status.folders.flatMap((f) =>
     (byFolder.get(f.uri) ?? []).map((n) => `${vscode.Uri.parse(f.uri).fsPath}: ${n}`));
-  const trust = splitErrors(status).warnings.map((e) => e.message);
+  const trust = splitErrors(status).warnings.map((e) => warningMessage(e));
   const ignored = status.generation.ignored && !trust.length ? [status.generation.ignored] : [];
   return [...trust, ...ignored, ...folderNotices];
 }

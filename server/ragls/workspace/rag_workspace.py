@@ -116,7 +116,10 @@ class RagWorkspace:
             self.log_only_warnings += [w for w in warns if not isinstance(w, OldName) and w != layer.notice]
             old_names += [w for w in warns if isinstance(w, OldName) and w not in old_names]
             if layer.notice:
-                self.trust_errors.append({"path": str(layer.path), "message": layer.notice, "severity": "warning"})
+                error = {"path": str(layer.path), "message": layer.notice, "severity": "warning"}
+                if layer.how and layer.notice.endswith(layer.how):  # the message's own how-to, for a client to
+                    error["trustHow"] = layer.how  # say its way (docs/protocol.md: Neovim's :RagTrust)
+                self.trust_errors.append(error)
             self.ignored_llm.append(layer.ignored_llm())
             for warning in glob_warnings(s.sources.include, s.sources.exclude, folder):
                 self.warnings.append(f"{folder}: {warning}")

@@ -152,12 +152,19 @@ function M.split_errors(status)
   return warnings, errors
 end
 
+--- How a Neovim user trusts a folder's ragls.toml: in place of the end of an untrusted file's warning that says how
+--- (rag/status errors `trustHow`: "read the file, then run `ragls trust DIR` to use them"), as |:RagTrust| asks.
+M.TRUST_HOW = "read the file, then run :RagTrust to use them"
+
 --- An `errors` entry as one line: its message, after its file unless the message already leads with it (an
---- untrusted ragls.toml's notice).
----@param e table {path?, message}
+--- untrusted ragls.toml's notice), its how-to-trust end (`trustHow`, newer servers) said the Neovim way (`TRUST_HOW`).
+---@param e table {path?, message, trustHow?}
 ---@return string
 function M.error_line(e)
-  local path, message = nonnil(e.path), tostring(e.message)
+  local path, message, how = nonnil(e.path), tostring(e.message), nonnil(e.trustHow)
+  if type(how) == "string" and how ~= "" and vim.endswith(message, how) then
+    message = message:sub(1, #message - #how) .. M.TRUST_HOW
+  end
   if path and not vim.startswith(message, path) then
     return one_line(path) .. ": " .. one_line(message)
   end

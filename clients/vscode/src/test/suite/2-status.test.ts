@@ -7,7 +7,7 @@ import { ThreadStore } from '../../chat/thread';
 import { ChatView } from '../../chat/view';
 import { WAITING_FOR_MODEL } from '../../chat/turnHtml';
 import { formatStatus } from '../../commands';
-import { embeddingLabel, ITEM_CHARS } from '../../status';
+import { embeddingLabel, ITEM_CHARS, warningMessage } from '../../status';
 import { escapeHtml } from '../../webview';
 import { StatusRequest, StatusResult } from '../../protocol';
 import { editorSuite, api, handbook, notes } from './helpers';
@@ -112,6 +112,23 @@ editorSuite(() => {
     } finally {
       await api.server.refreshStatus();
     }
+  });
+
+  test("in Restricted Mode an untrusted ragls.toml's warning names VS Code's Manage Workspace Trust", async () => {
+    // session 67: the server's words ("trust the workspace in the editor") left the user to find the command. Its
+    // warning entry as a newer server sends it in Restricted Mode (config/trust_filter.py untrusted_notice), the
+    // how-to-trust end also as `trustHow`, on the real server's status.
+    const ready = await api.server.request(StatusRequest, {});
+    const toml = `${vscode.Uri.parse(ready.folders[0].uri).fsPath}/ragls.toml`;
+    const how = 'trust the workspace in the editor to use them';
+    const message = `${toml}: the editor has not trusted this workspace (restricted mode), so these settings were ignored: generation.backend; ${how}`;
+    const restricted: StatusResult = { ...ready, errors: [...ready.errors, { path: toml, message, severity: 'warning', trustHow: how }] };
+    const said = `${message.slice(0, -how.length)}trust this workspace (Workspaces: Manage Workspace Trust) to use them`;
+    assert.equal(warningMessage(restricted.errors.at(-1)!, false), said);
+    assert.equal(warningMessage(restricted.errors.at(-1)!, true), message); // trusted: the server's words
+    assert.equal(warningMessage({ path: toml, message, severity: 'warning' }, false), message); // an older server
+    assert.ok(vscode.workspace.isTrusted, 'the suite runs with Workspace Trust off: the server words stay');
+    assert.ok(formatStatus(restricted).includes(`  warning: ${message}`), formatStatus(restricted).join('\n'));
   });
 
   test('while the embedding model loads, the status bar, Show Status and a waiting answer say so', async () => {
