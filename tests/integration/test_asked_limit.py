@@ -97,7 +97,8 @@ DEPLOY_DOCS = {
 
 `shipit deploy` copies the build to the servers listed under `[servers]` in shipit.toml, one after another. List
 several servers there to deploy to all of them: `servers = ["web1", "web2", "web3"]`. Pass `--parallel` to deploy
-to every listed server at the same time instead of one by one.
+to every listed server at the same time instead of one by one. Pass `--only web1` to deploy to that server alone,
+leaving the others on the build they have.
 
 ## Rolling back
 
@@ -106,19 +107,37 @@ to every listed server at the same time instead of one by one.
 }
 
 
-def test_a_number_asked_of_no_refusal_is_no_limit(tmp_path):
+@pytest.fixture(scope="module")
+def deploy_ws(tmp_path_factory):
+    w = RagWorkspace([indexed_folder(tmp_path_factory.mktemp("deploy"), DEPLOY_DOCS)])
+    yield w
+    w.close()
+
+
+def test_a_number_asked_of_no_refusal_is_no_limit(deploy_ws):
     """"more than 2 servers" names how many, not a limit to impose: the question is answered from docs that state
     no limit (it abstained when any "more than <number>" was read as a limit asked: limit_missing 1.0); a bound of
     time or size on what is to be refused or ended still asks for one."""
-    w = RagWorkspace([indexed_folder(tmp_path, DEPLOY_DOCS)])
-    try:
-        found = w.query("How do I deploy to more than 2 servers at once?")
-        assert found.hits.evidence.limit_missing == 0.0 and not found.abstained, found.hits.evidence
-    finally:
-        w.close()
+    found = deploy_ws.query("How do I deploy to more than 2 servers at once?")
+    assert found.hits.evidence.limit_missing == 0.0 and not found.abstained, found.hits.evidence
     for question in ("Why does my build take longer than 5 minutes?", "How can I list files older than 30 days?"):
         assert not limit_asked(question), question
     for question in ("How do I make uWSGI kill a worker that has been on one request for more than 30 seconds?",
                      "Can devpi automatically delete dev releases that are older than 30 days?",
                      "How do I stop people uploading files bigger than 10 MB through my proxy?"):
+        assert limit_asked(question), question
+
+
+def test_limit_narrowing_a_scope_asks_for_no_limit(deploy_ws):
+    """"limit a deploy to a single named server" narrows what is deployed, it imposes no amount: answered from the
+    docs' `--only` (it abstained with limit_missing 1.0 when every "I limit" read as a limit asked). "limit X to"
+    an amount, a purpose, a measure or rate limiting still asks for one."""
+    found = deploy_ws.query("How do I limit a deploy to a single named server?")
+    assert found.hits.evidence.limit_missing == 0.0 and not found.abstained, found.hits.evidence
+    for question in ("How do I limit the search to Python files?", "Can I limit the test run to the tests folder?",
+                     "How do I limit the output to `*.md` files?"):
+        assert not limit_asked(question), question
+    for question in ("How do I limit uploads to 10 MB?", "How do I limit the request rate to a host?",
+                     "How do I add per-client rate limiting to my Falcon API?",
+                     "Can I limit the bandwidth of each simulated user to emulate users on a slow 3G connection?"):
         assert limit_asked(question), question

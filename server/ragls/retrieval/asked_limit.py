@@ -18,7 +18,8 @@ stated").
   ("set a timeout", "give it a timeout", "add per-client rate limiting", "set a statement timeout"), or a bound
   of time or size the user names on what a verb of refusing or ending acts on ("reject bodies larger than 10 MB",
   "delete releases older than 30 days"; not "deploy to more than 2 servers", "why does the build take longer than
-  5 minutes?"). Not a question that asks for a value (`asked_value`:
+  5 minutes?"). Not "limit" narrowing a scope (`_SCOPE`: "How do I limit the search to Python files?"), not a
+  question that asks for a value (`asked_value`:
   "What is the maximum ...?", "How long ...?" — the value veto's), nor one about a limit that exists ("What status
   code does a client get once it has hit a throttle limit?", "how do I lift the limit ...?": no verb of imposing).
 - `limit_missing(text, passages)`: `limit_asked` and no passage (`asked_value.stated_text`: a link's target and a
@@ -46,6 +47,14 @@ _LIMIT_ASK = re.compile(
     r"terminate)\b[^.?!]*?\b(?:larger|bigger|longer|older|more)\s+than\s+\d[\d,._]*\s*(?:" + TIME_UNIT + "|"
     + SIZE_UNIT + r")\b",
     re.IGNORECASE)
+# "limit" in the sense of narrowing a scope, not imposing an amount: "limit X to" a determiner, a name or a
+# pattern ("How do I limit the search to Python files?", "limit the run to the tests folder", "to `*.md`"); not "to"
+# an amount ("limit uploads to 10 MB") nor a purpose ("limit the bandwidth to emulate a slow connection").
+# Not "rate limiting to my API", nor a measure as the object ("limit the request rate to a host").
+_SCOPE = re.compile(r"(?<![Rr]ate[- ])\b(?i:limit(?:ing)?)\b(?=(?:(?!(?i:rate|number|size|bandwidth|speed|amount|count|"
+                    r"concurrency|memory|space|time|duration|length|depth|frequency)\b)[^.?!,;])*?\b(?i:to)\s+"
+                    r"(?:(?i:the|an?|my|our|your|this|that|these|those|its|their|only|just|specific|certain|particular|"
+                    r"some)\b|[A-Z`*\"'./]))")
 _LIMIT_STATED = re.compile(
     r"\b(?:time[- ]?outs?|timed? out|limit\w*|max\w*|min(?:imum)?|caps?|capped|at most|up to|throttl\w*|rate\w*|"
     r"exceed\w*|quota\w*|bound\w*|restrict\w*|no more than|kill\w*|terminat\w*)\b"
@@ -55,7 +64,7 @@ _LIMIT_STATED = re.compile(
 
 def limit_asked(text: str) -> bool:
     """Whether the question `text` asks for a way to impose a limit and is no value question (module docstring)."""
-    return asked_value(text) is None and _LIMIT_ASK.search(asked_sentences(text)) is not None
+    return asked_value(text) is None and _LIMIT_ASK.search(_SCOPE.sub("narrow", asked_sentences(text))) is not None
 
 
 def limit_missing(text: str, passages: Sequence[str]) -> bool:
