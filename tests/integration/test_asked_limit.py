@@ -44,11 +44,16 @@ how long each took. The dashboard keeps the reports of every branch and shows th
 }
 
 
-@pytest.fixture(scope="module")
-def ws(tmp_path_factory):
-    w = RagWorkspace([indexed_folder(tmp_path_factory.mktemp("limits"), DOCS)])
+def _workspace(tmp_path_factory, name: str, docs: dict[str, str]):
+    """A workspace of one folder of `docs` (file name -> text), indexed for real, closed after the module."""
+    w = RagWorkspace([indexed_folder(tmp_path_factory.mktemp(name), docs)])
     yield w
     w.close()
+
+
+@pytest.fixture(scope="module")
+def ws(tmp_path_factory):
+    yield from _workspace(tmp_path_factory, "limits", DOCS)
 
 
 def test_a_limit_the_docs_never_state_abstains(ws):
@@ -109,9 +114,7 @@ leaving the others on the build they have.
 
 @pytest.fixture(scope="module")
 def deploy_ws(tmp_path_factory):
-    w = RagWorkspace([indexed_folder(tmp_path_factory.mktemp("deploy"), DEPLOY_DOCS)])
-    yield w
-    w.close()
+    yield from _workspace(tmp_path_factory, "deploy", DEPLOY_DOCS)
 
 
 def test_a_number_asked_of_no_refusal_is_no_limit(deploy_ws):
