@@ -249,7 +249,7 @@ def test_a_joined_name_is_mentioned_only_as_a_phrase(ws):
     """A name written as words joined by "/" or "-" (HTTP/3, User-Agent) is one name: the fixture docs hold "HTTP"
     and "1" but never "HTTP/1", so a question about HTTP/1 names something they do not mention and abstains;
     `in-flight`, which they do write, is mentioned. An identifier is still judged by its terms."""
-    from ragls.retrieval.names import absent_names
+    from ragls.retrieval.absent_names import absent_names
 
     miss = ws.query("Does the client fall back to HTTP/1 when a request is retried?")
     assert miss.hits.evidence.absent_names == ("HTTP/1",)
@@ -265,7 +265,7 @@ def test_an_acronym_the_docs_spell_out_is_mentioned():
     """VS in "VS Code" is in no chunk, but a hit that writes "Visual Studio Code" mentions it: an acronym whose
     initials a hit spells out in capitalised words is not an absent name; NTLM spelled nowhere stays absent."""
     from ragls.core.ir import Chunk, Hit, LineSpan
-    from ragls.retrieval.names import spelled_out
+    from ragls.retrieval.absent_names import spelled_out
 
     text = "## Visual Studio Code\n\nInstall the Black Formatter extension; a JSON Web Token is not needed."
     hits = [Hit(Chunk("c", "editors.md", text, LineSpan(0, 0, 2, 0), "h", title="Editors"), 1.0, {})]
@@ -372,7 +372,8 @@ def test_a_kebab_case_name_the_docs_never_mention_abstains(ws):
 
 
 def test_kebab_case_names_are_judged_by_their_words():
-    from ragls.retrieval.names import absent_names, lookup_terms, question_names
+    from ragls.retrieval.absent_names import absent_names, lookup_terms
+    from ragls.retrieval.names import question_names
 
     assert question_names("Can I set --line-length or use `cargo-fuzz`, brand-new and five-item lists?") == \
         ["cargo-fuzz", "--line-length"]
@@ -389,7 +390,8 @@ def test_everyday_shorthand_is_no_absent_name(ws):
     (RAM, CPU: a whole word of the bundled model's uncased WordPiece vocabulary) is everyday shorthand: neither is
     a name the docs must mention, so the fixture docs, which say neither, answer these questions. A protocol's
     initials (NTLM) or a CamelCase class (RetryBudgetManager) they never mention are still absent names."""
-    from ragls.retrieval.names import everyday_acronym, question_names
+    from ragls.retrieval.absent_names import everyday_acronym
+    from ragls.retrieval.names import question_names
 
     assert question_names("Which ClientSession option raises on every 4xx or 5xx status, on 3.x too?") == \
         ["ClientSession"]

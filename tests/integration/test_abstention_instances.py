@@ -1,4 +1,4 @@
-"""The name test (retrieval/names.py `absent_names`, abstention's absent_name veto) on what a user writes around a
+"""The name test (retrieval/absent_names.py `absent_names`, abstention's absent_name veto) on what a user writes around a
 name the docs hold: a name made an adjective by a past participle ("a Wrapify-built executable"), the user's
 numbered instance of a name the docs write with x's ("_WRP123456" for `_WRP{xxxxxx}`), and a name in a premise the
 question opens with ("Since the bundled app ignores PYTHONWARNINGS, how do I ...?"). On a real index (tantivy +
@@ -10,8 +10,9 @@ from __future__ import annotations
 import pytest
 from offline_index import indexed_folder
 from ragls.embedding.embed import offline_model_dir
+from ragls.retrieval.absent_names import digit_pattern
 from ragls.retrieval.asking import asked_clause
-from ragls.retrieval.names import digit_pattern, question_names
+from ragls.retrieval.names import question_names
 from ragls.workspace.rag_workspace import RagWorkspace
 
 pytestmark = pytest.mark.skipif(offline_model_dir() is None, reason="needs ragls[offline]")

@@ -1,4 +1,4 @@
-"""The name test (retrieval/names.py `absent_names`, abstention's absent_name veto) on two ways a user writes an
+"""The name test (retrieval/absent_names.py `absent_names`, abstention's absent_name veto) on two ways a user writes an
 ordinary word that looks like a name: a number made an adjective by its unit ("short 8-character IDs", "a 10-minute
 timeout": `_MEASURE`), and a British spelling of a word the docs write the American way, which no dictionary here
 holds in either spelling ("anonymise" for the docs' "anonymize": `_american_held`). Both were refused as "the docs

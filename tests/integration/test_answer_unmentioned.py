@@ -1,5 +1,5 @@
 """An extractive answer names what the question names that none of its sources mentions (answer/ask.py
-`unmentioned_line`, retrieval/names.py `unmentioned_names`), on a real index (tantivy + LanceDB + the offline MiniLM)
+`unmentioned_line`, retrieval/absent_names.py `unmentioned_names`), on a real index (tantivy + LanceDB + the offline MiniLM)
 of a small migration tool's docs written here: a question about Postgres answered from passages about migrations and
 column types that never say Postgres (the install page does, outside the sources) ends "None of these sources mentions
 Postgres."; a question whose names the sources hold or an everyday acronym gets no such line; "I'm" is no name

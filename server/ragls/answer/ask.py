@@ -33,7 +33,8 @@ from ragls.config.settings import Settings
 from ragls.core.errors import Cancelled, InvalidParams, RaglsError, RequestFailed
 from ragls.core.ir import Answer, Hit
 from ragls.llm.chat import ChatModel, ToolCall
-from ragls.retrieval.names import name_phrases, unmentioned_names
+from ragls.retrieval.absent_names import unmentioned_names
+from ragls.retrieval.names import name_phrases
 from ragls.retrieval.query import Query, blend
 from ragls.retrieval.relevance import abstained
 from ragls.retrieval.result import RetrievalResult
@@ -294,7 +295,7 @@ def _evidence_reason(evidence, question: str = "") -> str:
 
 def unmentioned_line(text: str, question: str, sources: Sequence[tuple[int, Hit]]) -> str:
     """An extractive answer `text` with a last line naming what `question` names that none of its `sources`
-    mentions (`names.unmentioned_names`): "*None of these sources mentions Postgres.*". The passages quoted are
+    mentions (`absent_names.unmentioned_names`): "*None of these sources mentions Postgres.*". The passages quoted are
     the closest the documents came; when they never name the thing asked about, the user reads that before
     trusting them (answered near misses, bench/history/session-55.md "Abstention: the passage's side and the
     user's side"). `text` itself when every name is mentioned."""

@@ -106,6 +106,7 @@ from dataclasses import dataclass, replace
 
 from ragls.core.analysis import query_words, stem_set, stems, variant_term
 from ragls.core.ir import Hit
+from ragls.retrieval.absent_names import spelled_out
 from ragls.retrieval.asked_limit import limit_missing
 from ragls.retrieval.asked_value import (
     VALUE_WORDS,
@@ -116,7 +117,7 @@ from ragls.retrieval.asked_value import (
     value_missing,
 )
 from ragls.retrieval.asking import asked_clause, asked_sentences
-from ragls.retrieval.names import name_terms, spelled_out, user_material
+from ragls.retrieval.names import name_terms, user_material
 from ragls.retrieval.query import Query, blend
 
 # Fitted by `python bench/abstention_loco.py` on the answerable questions and near misses of the Rust book, Flask,

@@ -142,5 +142,5 @@ def participle(word: str) -> bool:
 def american_spellings(word: str) -> list[str]:
     """The American spellings `_BRITISH`'s rules give the lower-case `word` ("anonymise" -> ["anonymize"], "colour"
     -> ["color"]); [] when no rule applies. What docs in American English may write for a British word that no
-    dictionary here holds (`names.absent_names`)."""
+    dictionary here holds (`absent_names.absent_names`)."""
     return [rule.sub(american, word) for rule, american in _BRITISH if rule.search(word)]

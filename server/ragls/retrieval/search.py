@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 
 from ragls.answer.focus import sentence_focus
 from ragls.core.ir import Chunk, Hit
+from ragls.retrieval.absent_names import absent_names, lookup_terms
 from ragls.retrieval.abstention import evidence_terms, gather, with_absent_meaning
 from ragls.retrieval.dedup import keep_distinct
 from ragls.retrieval.doc_kind import (
@@ -42,7 +43,6 @@ from ragls.retrieval.doc_kind import (
 from ragls.retrieval.focus import keyword_focus, line_span
 from ragls.retrieval.fuse import apply_prior, convex_fusion, lexical_tie_break, page_support, reciprocal_rank_fusion
 from ragls.retrieval.llm_steps import LLMTrace
-from ragls.retrieval.names import absent_names, lookup_terms
 from ragls.retrieval.query import Query, analyse, query_vector
 from ragls.retrieval.query_fit import fit_query
 from ragls.retrieval.relevance import has_words
