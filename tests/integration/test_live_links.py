@@ -305,3 +305,19 @@ def test_directories_gone_before_their_watch_are_all_left_out_at_once(tmp_path):
                                   rust_timeout=100, ignore_permission_denied=False):
             break
     assert FileWatcher._fewer(failed.value, tried) == ([str(p) for p in kept], False)
+
+
+@pytest.mark.parametrize("name", ['say "hi"', "two\nlines", "back\\slash", "tab\there"])
+def test_a_gone_directory_whose_name_watchfiles_escapes_is_left_out(tmp_path, name):
+    """watchfiles names the directory it could not watch as a Rust debug string ('about ["/x/say \\"hi\\""]'): its
+    escapes are read back, so a directory gone with a quote, a newline, a backslash or a tab in its name is left out
+    and the others watched, not a watcher failure (of which MAX_WATCH_RESTARTS stop it)."""
+    import watchfiles
+
+    (tmp_path / "a").mkdir()
+    tried = [str(tmp_path / "a"), str(tmp_path / name)]  # the second does not exist
+    with pytest.raises(OSError) as failed:
+        for _ in watchfiles.watch(*tried, stop_event=threading.Event(), recursive=False, yield_on_timeout=True,
+                                  rust_timeout=100, ignore_permission_denied=False):
+            break
+    assert FileWatcher._fewer(failed.value, tried) == ([str(tmp_path / "a")], False), str(failed.value)

@@ -42,7 +42,21 @@ LIMIT_WARNING = ("file watcher: the inotify watch limit (fs.inotify.max_user_wat
 # watchfiles' error when a directory cannot be watched names it: 'OS file watch limit reached. about ["/x/d55"]
 # (Error { kind: MaxFilesWatch, … })', 'No such file or directory (os error 2) about ["/x/gone"]'. (Its
 # `ignore_permission_denied=True` skipped every directory past the limit, and said nothing.)
-_NAMED_PATH = re.compile(r'about \["(.*?)"\]')
+# The path is a Rust debug string: a quote, a backslash, a newline or a tab in a name is escaped ('about
+# ["/x/a\\"b"]'), `_named_path` reads it back.
+_NAMED_PATH = re.compile(r'about \["((?:[^"\\]|\\.)*)"\]')
+_DEBUG_ESCAPE = re.compile(r"\\(?:u\{([0-9a-fA-F]{1,6})\}|(.))")
+_DEBUG_CHARS = {"n": "\n", "t": "\t", "r": "\r", "0": "\0"}
+
+
+def _named_path(text: str) -> str | None:
+    """The path a watchfiles error names ('… about ["/x/gone"]'), its Rust escapes read back (`\\"`, `\\\\`,
+    `\\n`, `\\u{7f}`); None when it names none."""
+    named = _NAMED_PATH.search(text)
+    if named is None:
+        return None
+    return _DEBUG_ESCAPE.sub(lambda m: chr(int(m.group(1), 16)) if m.group(1) else _DEBUG_CHARS.get(m.group(2), m.group(2)),
+                             named.group(1))
 
 
 class FileWatcher:
@@ -148,8 +162,7 @@ class FileWatcher:
         not readable (deleted before its watch was set, mode 300) all but it and those gone too. None too when
         nothing is left."""
         text = str(exc)
-        named = _NAMED_PATH.search(text)
-        path = named.group(1) if named else None
+        path = _named_path(text)
         if isinstance(exc, OSError) and ("MaxFilesWatch" in text or "watch limit" in text):
             fewer, limited = tried[:tried.index(path) if path in tried else len(tried) // 2], True
             fewer = fewer[:len(tried) - 1]
