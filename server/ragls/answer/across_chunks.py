@@ -10,9 +10,10 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
+from ragls.answer.attached import MAX_ATTACHED_LINES, block_opening, code_shown
 from ragls.answer.blocks import FENCE_OPEN, is_markdown
 from ragls.answer.help_text import OPTION_ENTRY, continues_entry, joined
-from ragls.answer.passages import EXTRACTIVE_MAX_SENTENCE_CHARS, MAX_ATTACHED_LINES, Unit, block_opening, code_shown
+from ragls.answer.passages import EXTRACTIVE_MAX_SENTENCE_CHARS, Unit
 from ragls.answer.rest import indent_of
 from ragls.core.ir import Hit
 from ragls.sources.convert import CONVERTED_EXTENSIONS, extension
@@ -25,7 +26,7 @@ _DIRECTIVE = re.compile(r"^[ \t]*(?:\.\. [\w:-]+ ?::|:[\w-]+:)")
 
 def block_across(n: int, unit: Unit, hits: dict[int, Hit]) -> Unit:
     """Passage `unit` of source `n` with the list or code block its ":" introduces when the chunker put that block
-    in the next chunk of the file and another source `hits[k]` is that chunk (`passages.block_opening`): `unit`
+    in the next chunk of the file and another source `hits[k]` is that chunk (`attached.block_opening`): `unit`
     ends its chunk (only blank lines after it, or the reST directive line that opens the block, with its options:
     Tornado's Google login example under ".. testcode::") on a line that ends in ":" (reST "::"), so it was read as
     a lead-in with nothing under it (`passages._dangling`: ":" became "."). "... automatic retries ... within a Requests

@@ -12,8 +12,8 @@ lines is read whole, and each sentence knows the lines it spans (`Unit.line`..`U
 `focusRange` cites (retrieval/focus.py). A list item is one unit, all of its lines (its sentences are not split:
 "The **pool** timeout ... acquiring / a connection ... `PoolTimeout` is raised" answers whole). A sentence ending in
 ":" keeps the list or code block that follows it (`Unit.attached`, through line `Unit.block_end`), verbatim and
-indented under its bullet, so a "run these steps:" answers with the steps (found past HTML tag lines and reST
-directive lines between them; one whose block is not in the chunk is dropped or ends in ".", `_dangling`); lists
+indented under its bullet (answer/attached.py), so a "run these steps:" answers with the steps (found past HTML tag
+lines and reST directive lines between them; one whose block is not in the chunk is dropped or ends in ".", `_dangling`); lists
 and code are never flattened into one line; a sentence ending in "..." introduces its block as ":" does (`program_output.introduces`),
 the code block after a paragraph can come with any of its sentences (`Unit.code_after`), and a block that shows a
 program's output is shown, not scored (`program_output.is_output`). Markup that is not text is removed first (`clean_markup`,
@@ -35,9 +35,9 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from ragls.answer import includes, program_output, rest, rest_tables, table_columns
+from ragls.answer.attached import attached_block, nested_items
 from ragls.answer.blocks import (
     DEFINITION,
-    FENCE_OPEN,
     LIST_ITEM,
     TABLE_SEPARATOR,
     Block,
@@ -53,7 +53,7 @@ from ragls.answer.blocks import (
 from ragls.answer.code_passages import code_passages, config_comments
 from ragls.answer.help_text import help_passages
 from ragls.answer.includes import FileFilters, included_block
-from ragls.answer.inline import link_text, plain
+from ragls.answer.inline import plain
 from ragls.answer.labels import bare_heading_label, heading_label, item_label, labelled, paragraph_label
 from ragls.answer.markup import clean_markup
 from ragls.answer.sentences import item_sentences, join_next, joined_lines, sentence_spans
@@ -65,13 +65,11 @@ if TYPE_CHECKING:
     from ragls.sources.walk import FileFilter
 
 # clean_markup is re-exported: answer/extractive.py reads it from here
-__all__ = ["EXTRACTIVE_MAX_SENTENCE_CHARS", "Unit", "block_opening", "chunk_units", "clean_markup", "code_shown",
-           "is_markdown", "units"]
+__all__ = ["EXTRACTIVE_MAX_SENTENCE_CHARS", "Unit", "chunk_units", "clean_markup", "is_markdown", "units"]
 
 EXTRACTIVE_MAX_SENTENCE_CHARS = 400
 LEAD_IN_MAX_WORDS = 8  # a paragraph's last sentence this short that ends in ":" joins the sentence before it
 LABELLED_BLOCKS = 3  # paragraphs and lists right under an identifier heading that are led by it (heading_label)
-MAX_ATTACHED_LINES = 25  # lines of a list or code block kept after a sentence ending in ":"
 MIN_WORDS = 4  # a passage has at least this many words; a shorter sentence joins the one after it in its paragraph
 
 # A paragraph that is one emphasised phrase: an inline HTML element ("<i>Experimental</i>") or Markdown emphasis.
@@ -84,42 +82,6 @@ def _cap(sentence: str) -> str:
     if len(sentence) > EXTRACTIVE_MAX_SENTENCE_CHARS:
         return sentence[:EXTRACTIVE_MAX_SENTENCE_CHARS].rsplit(" ", 1)[0] + " …"
     return sentence
-
-
-def _attached(block: Block, markdown: bool = True) -> str:
-    """A list or code block as kept after a ":" sentence: verbatim lines (links reduced to their text outside
-    code, `inline.link_text`; `markdown` as there), common indentation removed, at most MAX_ATTACHED_LINES (a cut code block is closed)."""
-    lines = list(block.lines)
-    while lines and not lines[-1].strip():
-        lines.pop()
-    cut = len(lines) > MAX_ATTACHED_LINES
-    lines = lines[:MAX_ATTACHED_LINES]
-    indent = min((len(x) - len(x.lstrip()) for x in lines if x.strip()), default=0)
-    lines = [x[indent:] for x in lines]
-    if block.kind == "table":  # a reST table's separator lines (answer/rest.py): one, under its first row
-        lines = [x for x in lines if x.strip() != rest_tables.ROW_CONTINUED]
-        rows = [x for x in lines if not TABLE_SEPARATOR.match(x)]
-        first = next((k for k, x in enumerate(lines) if not TABLE_SEPARATOR.match(x)), len(lines))
-        if len(rows) > 1 and first + 1 < len(lines) and TABLE_SEPARATOR.match(lines[first + 1]):
-            rows.insert(1, lines[first + 1])
-        lines = rows
-    if block.kind == "code":
-        fenced = FENCE_OPEN.match(block.lines[0])
-        if not fenced:  # an indented block: fenced in the answer, which is Markdown
-            lines = ["```", *lines, *(["…"] if cut else []), "```"]
-        elif cut:
-            lines += ["…", fenced.group(1)]
-    else:
-        lines = [link_text(x, markdown) if markdown else rest.list_line(link_text(x, markdown)) for x in lines]
-        if cut:
-            lines.append("…")
-    return "\n".join(lines)
-
-
-def code_shown(lines: list[str], markdown: bool = True) -> str:
-    """The code block of chunk-text `lines` as a passage carries it (`Unit.attached`): an indented one fenced,
-    common indentation removed, at most MAX_ATTACHED_LINES (then "…")."""
-    return _attached(Block("code", 0, lines), markdown)
 
 
 @dataclass
@@ -267,7 +229,7 @@ def _units(text: str, lines: tuple[int, int] | None, markdown: bool = True, sour
             # a step that is only a code block under its title ("Uninstall all" / `$ pipx uninstall-all`): the
             # title introduces it as a ":" sentence would (no other passage shows that block)
             name = plain(name, markdown).rstrip(":")
-            out.append(Unit(_cap(f"{name}:"), _attached(nxt, markdown), b.start, b.start, block_end(nxt), titled=True))
+            out.append(Unit(_cap(f"{name}:"), attached_block(nxt, markdown), b.start, b.start, block_end(nxt), titled=True))
             continue
         if b.kind == "para":
             sentences = sentence_spans(*joined_lines(b.lines, b.start), markdown)
@@ -310,7 +272,7 @@ def _units(text: str, lines: tuple[int, int] | None, markdown: bool = True, sour
                 z = z[:-2].rstrip() + ":" if z.endswith("::") else z
                 # reST's expanded form, a paragraph of "::" alone, is not text (the sentence before keeps its end)
                 joined = f"{out[-1].sentence} {z}" if z != ":" else out[-1].sentence
-                out[-1] = replace(out[-1], sentence=_cap(joined), attached=_attached(nxt, markdown), end=sentences[0][2],
+                out[-1] = replace(out[-1], sentence=_cap(joined), attached=attached_block(nxt, markdown), end=sentences[0][2],
                                   block_end=block_end(nxt), output=nxt.kind == "code" and program_output.is_output(joined, nxt))
                 continue
             # the heading's name counts as a word of a passage it labels: "### NO_PROXY" / "Disables the proxy."
@@ -324,11 +286,11 @@ def _units(text: str, lines: tuple[int, int] | None, markdown: bool = True, sour
                                           and not _VERSION_NOTE.match(s) else ""))
                 if pos == len(sentences) - 1 and introduces and (program_output.introduces(s) or (
                         nxt.kind == "code" and program_output.broken_off(s))):
-                    out.append(Unit(_cap(s), _attached(nxt, markdown), first, last, block_end(nxt),
+                    out.append(Unit(_cap(s), attached_block(nxt, markdown), first, last, block_end(nxt),
                                     output=nxt.kind == "code" and program_output.is_output(s, nxt)))
                 elif code_next:
                     # any sentence of the paragraph; the last scored with it
-                    out.append(Unit(_cap(s), "", first, last, code_after=_attached(nxt, markdown), code_end=block_end(nxt),
+                    out.append(Unit(_cap(s), "", first, last, code_after=attached_block(nxt, markdown), code_end=block_end(nxt),
                                     code_scored=pos == len(sentences) - 1, output=program_output.is_output(sentences[-1][0], nxt)))
                 else:
                     out.append(Unit(_cap(s), "", first, last))
@@ -344,17 +306,17 @@ def _units(text: str, lines: tuple[int, int] | None, markdown: bool = True, sour
                 if item.endswith("::"):  # reST's literal-block marker, as in a paragraph
                     item = item[:-2].rstrip() + ":"
                 item = labelled(item, label)
-                nested, n_nested = _nested_items(b.lines, j, cont, markdown)
+                nested, n_nested = nested_items(b.lines, j, cont, markdown)
                 last = b.start + j + cont
                 if item.endswith(":") and nested:
                     out.append(Unit(_cap(item), nested, b.start + j, last, last + n_nested, item=True))
                 elif program_output.introduces(item) and last == block_end(b) and nxt is not None and nxt.kind == "code":
-                    out.append(Unit(_cap(item), _attached(nxt, markdown), b.start + j, last, block_end(nxt),
+                    out.append(Unit(_cap(item), attached_block(nxt, markdown), b.start + j, last, block_end(nxt),
                                     output=program_output.is_output(item, nxt), item=True))
                 elif item.endswith(":") and last == block_end(b) and _item_body(line, blocks[k + 1:k + 2]):
                     # "2. Disable the check entirely:", a blank line, then "   ``await resp.json(content_type=None)``."
                     body = blocks[k + 1]
-                    out.append(Unit(_cap(item), _attached(body, markdown), b.start + j, last, block_end(body), item=True))
+                    out.append(Unit(_cap(item), attached_block(body, markdown), b.start + j, last, block_end(body), item=True))
                 elif len(item) > EXTRACTIVE_MAX_SENTENCE_CHARS and not _lead_in(item) \
                         and len(pieces := item_sentences(b.lines[j:j + 1 + cont], b.start + j, MIN_WORDS, markdown)) > 1:
                     # an item as long as a paragraph, which whole would be cut: its sentences, as a paragraph's, the
@@ -398,25 +360,6 @@ def _help(block: Block, opened: bool = False) -> list[Unit]:
             for p in help_passages(block.lines, opened)]
 
 
-def block_opening(chunk: Chunk, after: int) -> str:
-    """The list or code block of `chunk` that opens right after its 0-based chunk-text line `after` (only blank
-    lines, reST directive lines or HTML tag lines between: `blocks.between`), as a ":" sentence carries it
-    (`Unit.attached`); "" when another block comes first, the chunk ends or the code block is empty (an
-    mdBook ```` ```toml ```` fence around a `{{#include}}` line, which `clean_markup` removes). The reader of a lead-in whose block
-    the chunker put in the next chunk (`across_chunks.block_across`)."""
-    markdown = is_markdown(chunk.path)
-    for b in parsed(chunk.text, markdown):
-        if block_end(b) <= after:
-            continue
-        if b.start <= after:  # the lead-in's own paragraph runs on past `after`: no block opens there
-            return ""
-        if b.kind in ("code", "list"):  # not a fence whose include the markup cleaning removed (mdBook)
-            return _attached(b, markdown) if b.kind == "list" or code_body(b) else ""
-        if not between(b):
-            return ""
-    return ""
-
-
 def _definitions(block: Block, label: str, nxt: Block | None, markdown: bool = True) -> list[Unit]:
     """The definitions of a definition list item (`blocks.DEFINITION`), each one unit, whole, led by its term as a
     list item is by its text: "{func}`~structlog.stdlib.add_log_level`:" / "" / ": Adds the log level to the event
@@ -442,7 +385,7 @@ def _definitions(block: Block, label: str, nxt: Block | None, markdown: bool = T
         if len(sentence.split()) < MIN_WORDS:
             continue
         if program_output.introduces(sentence) and n == len(starts) - 1 and nxt is not None and nxt.kind in ("code", "list", "table"):
-            out.append(Unit(_cap(sentence), _attached(nxt, markdown), block.start, last, block_end(nxt),
+            out.append(Unit(_cap(sentence), attached_block(nxt, markdown), block.start, last, block_end(nxt),
                             output=nxt.kind == "code" and program_output.is_output(sentence, nxt), item=True))
         elif (sentence := _dangling(sentence) if _lead_in(sentence) else sentence):
             out.append(Unit(_cap(sentence), "", block.start, last, item=True))
@@ -561,17 +504,3 @@ def _table_rows(block: Block, markdown: bool = True, header: str = "") -> list[U
             out.append(Unit(_cap(row), "", block.start + k, block.start + k, item=True,
                             shown=_cap(shown) if shown != row else ""))
     return out
-
-
-def _nested_items(lines: list[str], j: int, skip: int = 0, markdown: bool = True) -> tuple[str, int]:
-    """(the more-indented lines after list item `j` and its `skip` continuation lines — its sub-list — verbatim,
-    dedented; how many source lines that is), ("", 0) without one."""
-    base = len(lines[j]) - len(lines[j].lstrip())
-    sub = []
-    for line in lines[j + 1 + skip:]:
-        if line.strip() and len(line) - len(line.lstrip()) <= base:
-            break
-        sub.append(line)
-    while sub and not sub[-1].strip():
-        sub.pop()
-    return (_attached(Block("list", 0, sub), markdown), len(sub)) if sub else ("", 0)
