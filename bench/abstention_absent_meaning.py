@@ -38,7 +38,7 @@ TOP = 3  # the focus texts of this many top hits (abstention.SENTENCE_HITS)
 
 
 def collect(name: str, folder: Path) -> list[dict]:
-    from ragls.retrieval.abstention import absent_meaning
+    from ragls.retrieval.absent_meaning import absent_meaning
     from ragls.retrieval.relevance import abstained
     from ragls.workspace.rag_workspace import RagWorkspace
 

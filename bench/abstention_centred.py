@@ -13,11 +13,11 @@ decision (`relevance.abstained` at the default settings) and:
   characters, embedded by the index's model) after subtracting the corpus centroid (the mean of every window
   vector of the index) from both: the part of the match that is not "this is about the corpus' product";
   `focus_cos3` the same without centring;
-- `words`: for each word of the asking clause with an asked term (`abstention._asked_weights` of `asked_query(...,
+- `words`: for each word of the asking clause with an asked term (`abstention.asked_weights` of `asked_query(...,
   clause=True)`, the user's own material left out), the best top-3 focus cosine of the question without that word
   minus the one with it (`delta`: above 0 when the word pulls the question away from the passages), its IDF share,
   document frequency and whether a top-3 hit holds it;
-- `meaning`: `abstention.absent_meaning`'s delta and dropped words for every question (the product computes it only
+- `meaning`: `absent_meaning.absent_meaning`'s delta and dropped words for every question (the product computes it only
   where it can decide), `sentcos`: `abstention.sentence_cosine`.
 
 `report` prints the near misses answered and answerable questions refused with what let them through / refused them,
@@ -58,7 +58,7 @@ def word_deltas(res, hits, P, base, embed_query) -> list[dict]:
     from ragls.retrieval.names import user_material
 
     stats, query = res.term_stats, res.query
-    weights, max_idf = A._asked_weights(stats, A.asked_query(query, clause=True), frozenset(user_material(query.text)))
+    weights, max_idf = A.asked_weights(stats, A.asked_query(query, clause=True), frozenset(user_material(query.text)))
     top3 = set().union(*(stem_set(h.chunk.title + "\n" + h.chunk.text) for h in hits[:3]))
     toks = re.findall(r"\S+", query.text)
     out = []
@@ -90,6 +90,7 @@ def evidence_row(name: str, q: dict, res, r) -> dict:
 def collect(name: str, folder: Path) -> list[dict]:
     import lancedb
     from ragls.retrieval import abstention as A
+    from ragls.retrieval.absent_meaning import absent_meaning
     from ragls.workspace.rag_workspace import RagWorkspace
 
     ws = RagWorkspace([folder])
@@ -108,7 +109,7 @@ def collect(name: str, folder: Path) -> list[dict]:
                 P = np.asarray(emb.embed_memoised([A.focus_text(h)[:1000] for h in hits[:3]]))
                 raw = P @ qv
                 pc, qc = P - centroid, np.asarray(qv) - centroid
-                m = A.absent_meaning(res.term_stats, res.query, hits, emb.embed_query, emb.embed_memoised)
+                m = absent_meaning(res.term_stats, res.query, hits, emb.embed_query, emb.embed_memoised)
                 row.update(focus_cos3=[float(x) for x in raw],
                            ccos3=[float(x) for x in (pc @ qc) / (np.linalg.norm(pc, axis=1) * np.linalg.norm(qc))],
                            words=word_deltas(res, hits, P, float(raw.max()), emb.embed_query),

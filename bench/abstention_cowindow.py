@@ -8,7 +8,7 @@ word probes")
 `collect` indexes the folder (`RagWorkspace`, the index in the cache dir reused), asks each question of
 bench/questions/<set>.jsonl but far-off ones as `rag/query` does, and records every `Evidence` field, the product's
 decision (`relevance.abstained` at the default settings), the asked terms with their IDF (the weights the word
-evidence reads: `abstention._asked_weights` of the asking clause, the user's own material left out), the top 5 hits'
+evidence reads: `abstention.asked_weights` of the asking clause, the user's own material left out), the top 5 hits'
 titles, focus and window texts, the cosine of the question with the top 3 focus texts, and per corpus the terms of
 every sentence of every chunk (`sentences`: a chunk's text cut at blank lines and sentence ends; the chunk title's
 terms kept apart and counted with each of its sentences). `report` reads the probes below from those rows, per
@@ -76,7 +76,7 @@ def collect(name: str, folder: Path) -> dict:
             hits = list(res)[:5]
             row = evidence_row(name, q, res, r)
             if res.query is not None:
-                w, mx = A._asked_weights(res.term_stats, A.asked_query(res.query, clause=True),
+                w, mx = A.asked_weights(res.term_stats, A.asked_query(res.query, clause=True),
                                          frozenset(user_material(res.query.text)))
                 row.update(weights=w, max_idf=mx)
                 w2, _ = A.term_weights(res.term_stats, res.query)

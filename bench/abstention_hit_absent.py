@@ -6,13 +6,13 @@
 Adds to each row (answerable questions and near misses), from the top hits the audit recorded, with the index's
 model (MiniLM, offline):
 
-- `hit_gain`: the meaning veto (`abstention.absent_meaning`) with "absent" read from the top SENTENCE_HITS hits instead
+- `hit_gain`: the meaning veto (`absent_meaning.absent_meaning`) with "absent" read from the top SENTENCE_HITS hits instead
   of the whole corpus: the content words of the asking clause (`asking.asked_clause`, the user's own material
   left out) none of whose stems is in those hits' titles and focus texts are dropped, and the gain is the best cosine
   of the focus texts with the question without them minus the best with it (0 when no such word, or nothing left);
   `hit_words` the words dropped. A near miss in the corpus' own words ("Does cargo have a watch mode ...?") finds
   passages about the rest of it; a paraphrase's words the hits lack are meant by them in other words.
-- `meaning_delta` (with `--folders`): the meaning veto's own delta (`abstention.absent_meaning`, None when it does
+- `meaning_delta` (with `--folders`): the meaning veto's own delta (`absent_meaning.absent_meaning`, None when it does
   not apply), computed over the corpus' document frequencies and the recorded focus texts, whatever the decision;
 - `pair_gain` (with `--pairs`): as `hit_gain`, the words dropped being those of the asking clause's adjacent
   content-word pairs no chunk holds as a phrase (each word in some chunk);
@@ -97,18 +97,18 @@ def phrase_pairs(rows: list[dict], folders: dict[str, str]) -> dict[tuple[str, s
 
 
 def meaning_deltas(rows: list[dict], folders: dict[str, str], embed_query, embed) -> dict[tuple[str, str], float]:
-    """{(corpus, id): `abstention.absent_meaning`'s delta} for the rows of the corpora in `folders` that have one:
+    """{(corpus, id): `absent_meaning.absent_meaning`'s delta} for the rows of the corpora in `folders` that have one:
     the product's own computation over the corpus' document frequencies (its index opened as `RagWorkspace` does)
     and the top hits' focus texts the audit recorded."""
     from dataclasses import replace
     from types import SimpleNamespace
 
-    from ragls.retrieval import abstention
+    from ragls.retrieval import absent_meaning
     from ragls.retrieval.query import analyse
 
     out = {}
-    plain = abstention.focus_text
-    abstention.focus_text = lambda h: h.focus_text if isinstance(h, SimpleNamespace) else plain(h)
+    plain = absent_meaning.focus_text  # abstention's, as the meaning veto reads it
+    absent_meaning.focus_text = lambda h: h.focus_text if isinstance(h, SimpleNamespace) else plain(h)
     try:
         for corpus, bm25, mine in corpus_indexes(rows, folders):
             for r in mine:
@@ -118,12 +118,12 @@ def meaning_deltas(rows: list[dict], folders: dict[str, str], embed_query, embed
                 q = replace(q, vector=embed_query(r["question"]))
                 stats = [(bm25.num_docs(), {t: bm25.doc_freq(t) for t in q.terms})]
                 hits = [SimpleNamespace(focus_text=h["focus"]) for h in r["hits"]]
-                found = abstention.absent_meaning(stats, q, hits, embed_query, embed)
+                found = absent_meaning.absent_meaning(stats, q, hits, embed_query, embed)
                 if found is not None:
                     out[(corpus, r["id"])] = found[0]
             print(f"{corpus}: deltas", flush=True)
     finally:
-        abstention.focus_text = plain
+        absent_meaning.focus_text = plain
     return out
 
 
@@ -173,13 +173,14 @@ def relations(rows: list[dict], folders: dict[str, str], results: Path | None = 
     - `rel_all_focus`: the same share over all the asking clause's terms (a term no chunk holds weighs the largest
       IDF): focus_coverage at the sentence level;
     - `capability`: the asking clause opens as a capability question (`CAPABILITY`);
-    - `lack_words`: `abstention.lacking_words` (words whose every term no chunk holds; the meaning veto's);
+    - `lack_words`: `absent_meaning.lacking_words` (words whose every term no chunk holds; the meaning veto's);
     - `hit_names`: the question's names (`names.question_names`) none of whose terms the top 5 hits' titles and
       texts hold; `lack_names` those of them no chunk holds at all.
     """
     from ragls.answer.passages import units
     from ragls.core.analysis import stem_set
-    from ragls.retrieval.abstention import SENTENCE_HITS, _asked_weights, asked_query, lacking_words
+    from ragls.retrieval.absent_meaning import lacking_words
+    from ragls.retrieval.abstention import SENTENCE_HITS, asked_query, asked_weights
     from ragls.retrieval.asking import asked_clause
     from ragls.retrieval.names import name_terms, user_material
     from ragls.retrieval.query import analyse
@@ -194,7 +195,7 @@ def relations(rows: list[dict], folders: dict[str, str], results: Path | None = 
             names = name_terms(r["question"])
             terms = set(q.terms) | {t for ts in names.values() for t in ts}
             stats = [(n_docs, {t: bm25.doc_freq(t) for t in terms})]
-            weights, max_idf = _asked_weights(stats, asked_query(asked_query(q, clause=True), clause=True),
+            weights, max_idf = asked_weights(stats, asked_query(asked_query(q, clause=True), clause=True),
                                               user_material(q.text))
             clause = asked_clause(r["question"], True)
             cw = stem_set(clause)

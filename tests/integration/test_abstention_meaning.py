@@ -1,4 +1,4 @@
-"""abstention's meaning veto (`meaning_absent`, retrieval/abstention.py `absent_meaning`) on a real index (tantivy +
+"""abstention's meaning veto (`meaning_absent`, retrieval/absent_meaning.py `absent_meaning`) on a real index (tantivy +
 LanceDB + the offline MiniLM) of a small static-site generator's docs written here: a question whose words the docs
 lack and whose passages speak of the rest abstains and says which words; a paraphrase whose missing word its passage
 means ("blow up" for "stops with an error") and a question with an everyday word the docs lack are answered; with
@@ -9,7 +9,8 @@ from __future__ import annotations
 import pytest
 from offline_index import indexed_folder
 from ragls.embedding.embed import offline_model_dir
-from ragls.retrieval.abstention import ABSENT_MEANING_VETO, Evidence, absent_meaning, lacking_words
+from ragls.retrieval.absent_meaning import ABSENT_MEANING_VETO, absent_meaning, lacking_words
+from ragls.retrieval.abstention import Evidence
 from ragls.workspace.rag_workspace import RagWorkspace
 
 pytestmark = pytest.mark.skipif(offline_model_dir() is None, reason="needs ragls[offline]")

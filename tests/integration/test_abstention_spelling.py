@@ -9,7 +9,7 @@ import pytest
 from offline_index import indexed_folder
 from ragls.core.analysis import variant_term
 from ragls.embedding.embed import offline_model_dir
-from ragls.retrieval.abstention import lacking_words
+from ragls.retrieval.absent_meaning import lacking_words
 from ragls.workspace.rag_workspace import RagWorkspace
 
 pytestmark = pytest.mark.skipif(offline_model_dir() is None, reason="needs ragls[offline]")

@@ -53,7 +53,7 @@ unanswerable 0.29-0.63 on real docs). The evidence, gathered once per query from
   to "how do I limit X" names a limit; passages that name none are about X, not about limiting it. A veto like
   value_missing (bench/history/session-67.md, "Abstention: a limit asked, none stated").
 - `meaning_absent`: 1.0 when the question holds words no chunk of the searched sources holds (of its asking clause,
-  the user's own material left out) and the top hits' focus texts do not mean them either (`absent_meaning`: MiniLM's
+  the user's own material left out) and the top hits' focus texts do not mean them either (`absent_meaning.absent_meaning`: MiniLM's
   best cosine of those texts with the question WITHOUT those words exceeds the one WITH them by ABSENT_MEANING_VETO
   or more — the missing words only pull the question away from the passages, which speak of the rest), else 0;
   the words are reported in `absent_words`. A near miss made of the corpus' words plus one it lacks ("How do I
@@ -86,7 +86,7 @@ appended; the sentence cosine, the rare-term shares, agreement, word co-occurren
 adjacent-pair phrases added nothing held out. The query is abstained on when P < `retrieval.abstention_probability`
 (default 0.2, where the fit's operating point was put), unless no veto applies and the question's best cosine with
 the top hits' focus sentences reaches PARAPHRASE_COSINE (`Evidence.refused`: a paraphrase the passage means in
-other words; the sentence cosine is computed only for such a question, by `with_absent_meaning`). The model has no cosine term: the cosine floor
+other words; the sentence cosine is computed only for such a question, by `absent_meaning.with_absent_meaning`). The model has no cosine term: the cosine floor
 (`retrieval.min_similarity`, `relevance.abstained` rule 2) still applies, so refit or lower that floor with another
 embedding model. It uses no BM25 score either, so it judges an attached collection alike.
 
@@ -100,7 +100,6 @@ far-off questions (`bench/abstention_faroff.py`; FAR_OFF_RAISE below says where 
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
@@ -110,7 +109,6 @@ from ragls.retrieval.absent_names import spelled_out
 from ragls.retrieval.asked_limit import limit_missing
 from ragls.retrieval.asked_value import (
     VALUE_WORDS,
-    measure_compounds,
     measured_terms,
     subject_terms,
     value_clause,
@@ -118,7 +116,7 @@ from ragls.retrieval.asked_value import (
 )
 from ragls.retrieval.asking import asked_clause, asked_sentences
 from ragls.retrieval.names import name_terms, user_material
-from ragls.retrieval.query import Query, blend
+from ragls.retrieval.query import Query
 
 # Fitted by `python bench/abstention_loco.py` on the answerable questions and near misses of the Rust book, Flask,
 # urllib3 and black dev sets (199 questions, 45 near misses), each corpus and class weighted alike; its operating
@@ -135,7 +133,7 @@ from ragls.retrieval.query import Query, blend
 # one) is a veto like absent_name, with absent_name's weight: P <= 0.07 whatever focus_coverage, below the default
 # floor. Not fitted: a hand rule from a fixed English vocabulary, measured on five dev corpora and a value probe set
 # (bench/history/held-out-sets-4-to-6.md, "Answer type: a value asked, none stated"); fitted leave-one-corpus-out it gets -6.08.
-# meaning_absent (`absent_meaning`) is a veto with the same weight; its threshold ABSENT_MEANING_VETO below.
+# meaning_absent (retrieval/absent_meaning.py) is a veto with the same weight; its threshold ABSENT_MEANING_VETO there.
 # limit_missing (retrieval/asked_limit.py: a limit asked for, none stated) too: a hand rule like value_missing, no
 # threshold (bench/history/session-67.md, "Abstention: a limit asked, none stated").
 COEFFICIENTS = {"intercept": -2.176, "focus_coverage": 5.541, "absent_name": -6.071, "value_missing": -6.071,
@@ -159,13 +157,6 @@ BM25_K1 = 1.2  # tantivy's BM25 k1: a term's body score is below (k1 + 1) x its 
 MARGIN_RANK = 10  # cosine_margin: best cosine minus the cosine at this rank
 RARE_IDF_SHARE = 0.5  # rare_terms: IDF at least half the largest possible one (df up to about sqrt(n))
 SENTENCE_HITS = 3  # sentence_cosine and absent_meaning: the focus sentences of this many top hits
-# absent_meaning's veto: the cosine gain, without the question's words no chunk holds, at which the passages are taken
-# not to mean them. Set leave-one-corpus-out by `python bench/abstention_absent_meaning.py` (the largest gain of any
-# answerable question of the other dev corpora, rounded up, plus 0.01: 0.08 in every fold of 12 corpora, written down
-# in bench/history/sessions-40-41.md, "Abstention: the meaning veto", before it was tried on sets nobody here had seen), MiniLM's cosine. Held out: near misses
-# abstained Werkzeug 3/6 -> 4/6, MkDocs 3/6 -> 5/6, coverage.py 4/6 -> 5/6, Poetry 4/6 -> 5/6 (the last two blind),
-# no answerable question of 16 corpora refused more.
-ABSENT_MEANING_VETO = 0.08
 # `Evidence.refused`: a question the word model refuses (few of its words together in one focus) is answered when its
 # best cosine with the top hits' focus sentences (`sentence_cosine`, MiniLM: trained on sentence pairs) reaches this
 # and no veto applies — a paraphrase of the passage in other words ("load() gives me back a plain dict, but I want an
@@ -396,7 +387,7 @@ def asked_query(query: Query, clause: bool = False, turns: bool = False) -> Quer
     return replace(query, terms=tuple(dict.fromkeys(terms))) if terms else query
 
 
-def _asked_weights(stats: Sequence[tuple[int, dict[str, int]]], query: Query,
+def asked_weights(stats: Sequence[tuple[int, dict[str, int]]], query: Query,
                    own: frozenset[str]) -> tuple[dict[str, float], float]:
     """`term_weights` of `query` without the user's own material (`own`, `names.user_material`) the corpus lacks
     (a term of largest IDF), unless that would leave no term."""
@@ -404,76 +395,6 @@ def _asked_weights(stats: Sequence[tuple[int, dict[str, int]]], query: Query,
     if own and any(t not in own or w < max_idf for t, w in weights.items()):
         weights = {t: w for t, w in weights.items() if t not in own or w < max_idf}
     return weights, max_idf
-
-
-def absent_meaning(stats: Sequence[tuple[int, dict[str, int]]], query: Query, hits: Sequence[Hit], embed_query,
-                   embed) -> tuple[float, tuple[str, ...]] | None:
-    """(delta, the words dropped) for `meaning_absent`, or None when it does not apply: no query vector
-    (`query.vector`, the question as embedded for search), no hits, or no word of the asking clause
-    (`asked_query(query, clause=True)`, the user's own material left out) whose every term is in no chunk of the
-    sources of `stats` (document frequency 0 everywhere) — never a word of the value asked for (`VALUE_WORDS`: how
-    *long*, how *many*; dropped, the question asks something else) — or nothing left without them. delta = the best cosine of
-    the first SENTENCE_HITS hits' focus texts (`focus_text`, 1,000 characters at most; embedded with `embed(texts) ->
-    (n, dim)`) with the question without those words (`embed_query(text) -> (dim,)`) minus the best with
-    `query.vector`: above 0 when the dropped words only pulled the question away from the passages. Rows and vectors
-    L2-normalised (cosine = dot product). For a chat follow-up with borrowed words the question without those words
-    is embedded as `query.vector` was (`query.blend`), so the two cosines compare alike."""
-    if query.vector is None or not hits:
-        return None
-    words = re.findall(r"\S+", query.text)
-    dropped = lacking_words(stats, query, words)
-    kept = " ".join(w for w in words if w not in dropped)
-    if not dropped or not kept.strip():
-        return None
-    passages = embed([focus_text(h)[:1000] for h in hits[:SENTENCE_HITS]])
-    without = embed_query(kept)
-    own_kept = " ".join(w for w in re.findall(r"\S+", query.own_text) if w not in dropped)
-    if query.context and own_kept.strip():  # a follow-up's vector blends its own words' in: so does this one
-        without = blend(embed_query(own_kept), without)
-    delta = float(max(passages @ without)) - float(max(passages @ query.vector))
-    return delta, tuple(dict.fromkeys(w.strip(".,;:!?()\"'`") for w in dropped))
-
-
-def lacking_words(stats: Sequence[tuple[int, dict[str, int]]], query: Query, words: Sequence[str] | None = None
-                  ) -> list[str]:
-    """The words of `query.text` (split at whitespace, punctuation kept; or the given `words` of it) with a term
-    of the asking clause (`asked_query(query, clause=True)`, the user's own material left out: `names.
-    user_material`) that no chunk of the sources of `stats` holds (document frequency 0 everywhere), never a
-    word of the value asked for (`VALUE_WORDS`) nor of a "-" compound that measures (`asked_value.
-    measure_compounds`: "a multi-gigabyte TeX distribution" asks about TeX; the docs need not write the user's
-    measure, nor a word only their URL or path holds: `names.literal_words`): what `absent_meaning` drops. [] when
-    every such term is held."""
-    own = user_material(query.text) | set(stems(" ".join(measure_compounds(query.text))))
-    weights, max_idf = _asked_weights(stats, asked_query(query, clause=True), frozenset(own))
-    lacking = {t for t, w in weights.items() if w >= max_idf and t not in VALUE_WORDS}
-    if not lacking:
-        return []
-    if words is None:
-        words = re.findall(r"\S+", query.text)
-    return [w for w in words if set(stems(re.sub(r"[^\w-]", " ", w))) & lacking]
-
-
-def with_absent_meaning(evidence: Evidence | None, stats: Sequence[tuple[int, dict[str, int]]], query: Query,
-                        hits: Sequence[Hit], embed_query, embed, min_probability: float) -> Evidence | None:
-    """`evidence` with `meaning_absent` (1.0 when `absent_meaning`'s delta reaches ABSENT_MEANING_VETO) and
-    `absent_words` set — computed only where it can change the decision: evidence the calibrated rule does not
-    refuse (`Evidence.refused` at `min_probability`, `retrieval.abstention_probability`; 0 turns the rule off) and a
-    question word no chunk holds. Evidence with a probability below `min_probability` and no veto first gets its
-    `sentence_cosine` (over `hits`, the shown ones): at PARAPHRASE_COSINE or above it is not refused, and the
-    meaning veto is judged as for any answered question. Costs one query embedding and up to SENTENCE_HITS passage
-    embeddings (memoised by the caller's `embed`)."""
-    if evidence is None or min_probability <= 0 or evidence.probability() is None:
-        return evidence
-    if evidence.probability() < min_probability:
-        if evidence.vetoed() or query.vector is None:
-            return evidence
-        evidence = replace(evidence, sentence_cosine=sentence_cosine(query.vector, hits, embed))
-        if evidence.refused(min_probability):
-            return evidence
-    found = absent_meaning(stats, query, hits, embed_query, embed)
-    if found is None or found[0] < ABSENT_MEANING_VETO:
-        return evidence
-    return replace(evidence, meaning_absent=1.0, absent_words=found[1])
 
 
 def cosine_margin(similarities: Sequence[float] | None, rank: int = MARGIN_RANK) -> float:
@@ -525,7 +446,7 @@ def gather(stats: Sequence[tuple[int, dict[str, int]]], query: Query, hits: Sequ
         sims.append(best_similarity)
     own = user_material(query.text)  # the user's quoted message or listed values: absent, no evidence either way
     asked = asked_query(query)
-    weights, max_idf = _asked_weights(stats, asked, own)
+    weights, max_idf = asked_weights(stats, asked, own)
     seen = [_stems_of(h) for h in hits]
     union, top = _coverages(weights, seen)
     windows = [_focus_stems(h) for h in hits]
@@ -540,7 +461,7 @@ def gather(stats: Sequence[tuple[int, dict[str, int]]], query: Query, hits: Sequ
             # ("... request.form comes up empty. What went wrong?", "I want to pickle a response. Is that
             # allowed?") holds none of the words the answering passage has. The best share, so a part that names
             # nothing of its own ("...; does Black combine the two?") costs nothing.
-            focus_top = max(focus_top, _coverages(_asked_weights(stats, part, own)[0], windows)[1])
+            focus_top = max(focus_top, _coverages(asked_weights(stats, part, own)[0], windows)[1])
     found = set().union(*seen) if seen else set()
     missing = max((w for t, w in weights.items() if t not in found), default=0.0) / max_idf if max_idf > 0 else 0.0
     reach = (BM25_K1 + 1.0) * sum(weights.values())

@@ -263,7 +263,7 @@ def measure_compounds(text: str) -> list[str]:
     """The "-" compounds of `text` with a word that is a unit of time or size (`_MEASURE_COMPOUND`), in order:
     "installing a multi-gigabyte TeX distribution" -> ["multi-gigabyte"], "a week-long job" -> ["week-long"]; none
     from "password-protect", "self-contained" or "semi-transparent", which may be just what the docs lack. A measure
-    the docs never write is the user's description, not the subject they do not cover (`abstention.lacking_words`)."""
+    the docs never write is the user's description, not the subject they do not cover (`absent_meaning.lacking_words`)."""
     return _MEASURE_COMPOUND.findall(text)
 
 

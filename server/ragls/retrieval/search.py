@@ -25,8 +25,9 @@ from typing import TYPE_CHECKING
 
 from ragls.answer.focus import sentence_focus
 from ragls.core.ir import Chunk, Hit
+from ragls.retrieval.absent_meaning import with_absent_meaning
 from ragls.retrieval.absent_names import absent_names, lookup_terms
-from ragls.retrieval.abstention import evidence_terms, gather, with_absent_meaning
+from ragls.retrieval.abstention import evidence_terms, gather
 from ragls.retrieval.dedup import keep_distinct
 from ragls.retrieval.doc_kind import (
     SETTINGS_HEAD,
