@@ -153,6 +153,7 @@ class FolderIndex(TextScan, VectorPhase):
         # chunk id -> characters and estimated work per vector step (`vector_work_estimate`, vector_phase.py)
         self._chunk_chars: dict[str, int] = {}
         self._chunk_work: dict[str, tuple[float, float, float]] = {}
+        self._chunk_work_sums = (0.0, 0.0)  # their sums: (first vectors + other windows, answer sentences)
         # Chunk ids whose answer sentences may still lack a cached vector (the sentence pass, vector_phase.py), and
         # what those sentences are: `chunk -> texts`, given by the workspace (the answer layer's `chunk_units`); None
         # (a named RAG's or a team overlay's index, `index.sentence_vectors` false): no sentence pass.

@@ -300,8 +300,10 @@ class VectorPhase:
                 or any(i not in self._chunk_chars for ids in steps for i in ids)):
             self._chunk_chars = self.manifest.chunk_lengths()
             self._chunk_work = {i: _chunk_work(c, window, stride) for i, c in self._chunk_chars.items()}
+            self._chunk_work_sums = (sum(w[0] + w[1] for w in self._chunk_work.values()),
+                                     sum(w[2] for w in self._chunk_work.values()))
         work = self._chunk_work
-        total = sum(w[0] + w[1] + (w[2] if sentences else 0.0) for w in work.values())
+        total = self._chunk_work_sums[0] + (self._chunk_work_sums[1] if sentences else 0.0)
         none = (0.0, 0.0, 0.0)
         left = sum(work.get(i, none)[0] for i in steps[0])
         left += sum(work.get(i, none)[1] for ids in steps[:2] for i in ids)

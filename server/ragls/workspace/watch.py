@@ -52,6 +52,7 @@ COMPACT_AFTER_WRITES = 64  # vector-store writes before a compaction when idle
 FIRST_BACKOFF_S = 1.0  # wait before retrying a failed unit of work; doubles on each failure in a row
 MAX_BACKOFF_S = 30.0
 SPACE_FREED_BYTES = 1 << 20  # a back-off after a full disk ends early once this much more space is free
+ESTIMATE_SHARE = 0.05  # at most this share of the vector phase's time goes to estimating its percentage
 EMBED_GATE_ENV = "RAGLS_TEST_EMBED_GATE"  # test hook: no embedding while the file this names exists
 
 
@@ -97,6 +98,8 @@ class IndexWorker:
         self._stop = threading.Event()
         self._busy = False
         self._busy_pct = 0  # the highest percentage reported in this busy period (`_set_busy`)
+        # (monotonic time it was made, seconds it took, its step, percentage) of the last vector-phase estimate
+        self._estimate: tuple[float, float, str, int | None] = (0.0, 0.0, "", None)
         self._writes_since_compact = 0
         self._embedded_since_release = False  # the model ran for the index since its memory was last given back
         self._next_takeover = 0.0
@@ -512,14 +515,10 @@ class IndexWorker:
         windows, answer sentences where its sentence pass runs), a stand-in for time known before steps 2 and 3
         run, so the bar moves at a steadier rate than counting each chunk once per step did (session 67: 35 % in
         60 s, then 31 % in 140 s on flask-docs). Work only falls while no file changes; `_set_busy` keeps the
-        percentage from going back when new chunks arrive."""
-        left_all = total_all = 0.0
-        for i in self.ws.indexes:
-            estimate = i.vector_work_estimate()
-            if estimate is None:  # vector store not open: its chunks are not counted yet
-                continue
-            left_all += estimate[0]
-            total_all += estimate[1]
+        percentage from going back when new chunks arrive. The estimate sums over every pending chunk (~0.1 s at
+        100,000 chunks, beside step 3's batches of 4 chunks), so within a step it is made again only once the time
+        since the last one is 1 / ESTIMATE_SHARE times what that one took: every batch on a small folder, every
+        few seconds on a large one; a new step is estimated at once."""
         steps = _vector_steps(idx)
         total = idx.manifest.chunk_count()
         pending = idx.pending_count()
@@ -530,7 +529,25 @@ class IndexWorker:
             message = f"for meaning search in long sections {total - windows}/{total}, step 2 of {steps}"
         else:  # the sentence pass (vector_phase.py): the answer sentences of the chunks
             message = f"for faster answers {max(0, total - idx.pending_sentences_count())}/{total} sections, step 3 of 3"
-        return message, int(100 * max(0.0, total_all - left_all) / total_all) if total_all else None
+        step = f"{idx.folder}\n{message.rsplit(', step ', 1)[-1]}"
+        made, took, last_step, percentage = self._estimate
+        now = time.monotonic()
+        if step != last_step or now - made >= took / ESTIMATE_SHARE:
+            percentage = self._vector_percentage()
+            self._estimate = (now, time.monotonic() - now, step, percentage)
+        return message, percentage
+
+    def _vector_percentage(self) -> int | None:
+        """Percentage 0-100 of the estimated vector-phase work done over every folder with its vector store open
+        (`FolderIndex.vector_work_estimate`), None when no folder has any."""
+        left_all = total_all = 0.0
+        for i in self.ws.indexes:
+            estimate = i.vector_work_estimate()
+            if estimate is None:  # vector store not open: its chunks are not counted yet
+                continue
+            left_all += estimate[0]
+            total_all += estimate[1]
+        return int(100 * max(0.0, total_all - left_all) / total_all) if total_all else None
 
     def _handover(self) -> None:
         """Give the index of every folder an editor asked for to that editor (indexer.YIELDING_ROLES)."""
