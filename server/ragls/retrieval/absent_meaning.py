@@ -25,6 +25,7 @@ from ragls.retrieval.abstention import (
 from ragls.retrieval.asked_value import VALUE_WORDS, measure_compounds
 from ragls.retrieval.names import user_material
 from ragls.retrieval.query import Query, blend
+from ragls.retrieval.user_context import without_user_context
 
 # absent_meaning's veto: the cosine gain, without the question's words no chunk holds, at which the passages are taken
 # not to mean them. Set leave-one-corpus-out by `python bench/abstention_absent_meaning.py` (the largest gain of any
@@ -72,7 +73,8 @@ def lacking_words(stats: Sequence[tuple[int, dict[str, int]]], query: Query, wor
     measure_compounds`: "a multi-gigabyte TeX distribution" asks about TeX; the docs need not write the user's
     measure, nor a word only their URL or path holds: `names.literal_words`): what `absent_meaning` drops. [] when
     every such term is held."""
-    own = user_material(query.text) | set(stems(" ".join(measure_compounds(query.text))))
+    own = (user_material(query.text) | set(stems(" ".join(measure_compounds(query.text))))
+           | set(stems(_described_own(query.text))))
     weights, max_idf = asked_weights(stats, asked_query(query, clause=True), frozenset(own))
     lacking = {t for t, w in weights.items() if w >= max_idf and t not in VALUE_WORDS}
     if not lacking:
@@ -103,3 +105,14 @@ def with_absent_meaning(evidence: Evidence | None, stats: Sequence[tuple[int, di
     if found is None or found[0] < ABSENT_MEANING_VETO:
         return evidence
     return replace(evidence, meaning_absent=1.0, absent_words=found[1])
+
+
+def _described_own(text: str) -> str:
+    """The words of `text` that only describe the user's own things (`user_context.without_user_context` blanks
+    them: "JavaScript" in "... to get taskrun for my JavaScript project?"), space-separated: the docs answer for the
+    product, not for the user's project, so like the name test (bench/history/session-66.md, "Abstention: the user's
+    own things") the meaning veto does not drop them as words no chunk holds."""
+    kept = without_user_context(text)
+    return " ".join(text[m.start():m.end()] for m in re.finditer(r"\S+", text)
+                    if kept[m.start():m.end()].strip() == "")
+
