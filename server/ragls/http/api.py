@@ -32,6 +32,7 @@ import hmac
 import ipaddress
 import json
 import logging
+import os
 import socket
 import threading
 from collections.abc import Callable
@@ -289,13 +290,14 @@ async def _sse_answer(live, question, kwargs: dict, to_wire):
 
 def listening_socket(host: str, port: int, backlog: int = 2048) -> socket.socket:
     """A TCP socket bound to `host`:`port` (0: a free port) and listening, as uvicorn's `Config.bind_socket` makes
-    it (SO_REUSEADDR; IPv6 for a host holding ":"; `backlog` its default), so a client told the port queues in the
+    it (SO_REUSEADDR on POSIX; IPv6 for a host holding ":"; `backlog` its default), so a client told the port queues in the
     backlog until the server accepts. Raises OSError (its errno kept) whose message names the address and what to
     do: uvicorn logged "[Errno 98] Address already in use" and exited 3, after the index was opened."""
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = socket.socket(family=family, type=socket.SOCK_STREAM, proto=socket.IPPROTO_TCP)
     try:
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        if os.name == "posix":  # as asyncio's create_server: on Windows it lets a second socket take a port in use
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind((host, port))
         sock.listen(backlog)
     except OSError as exc:
