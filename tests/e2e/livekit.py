@@ -41,12 +41,13 @@ def make_workspace(root: Path, files: dict[str, str] = FILES) -> Path:
 
 @contextlib.asynccontextmanager
 async def running_server(folder: Path, cache: Path, extra_env: dict[str, str] | None = None,
-                         options: dict | None = None):
-    """A started and initialized server; shut down (or reaped, if it died) on exit."""
+                         options: dict | None = None, command: list[str] | None = None):
+    """A started and initialized server (`command`: the argv that runs it, default SERVER_COMMAND); shut down (or
+    reaped, if it died) on exit."""
     client = make_test_lsp_client()
     env = server_env(cache)
     env.update(extra_env or {})
-    await client.start_io(*SERVER_COMMAND, env=env)
+    await client.start_io(*(command or SERVER_COMMAND), env=env)
     try:
         await client.initialize_session(init_params([folder], options or OPTIONS))
         yield client

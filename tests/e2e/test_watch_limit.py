@@ -6,15 +6,12 @@ directories are watched, an edit there is indexed, and rag/status says how many 
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import shutil
 import subprocess
 
 import pytest
-from livekit import OPTIONS, eventually, paths_for
-from lspkit import SERVER_COMMAND, init_params, request, server_env, wait_indexed
-from pytest_lsp import make_test_lsp_client
+from livekit import eventually, paths_for, running_server
+from lspkit import SERVER_COMMAND, request, wait_indexed
 
 pytestmark = pytest.mark.asyncio(loop_scope="function")
 
@@ -40,10 +37,7 @@ async def test_a_watch_past_the_inotify_limit_watches_the_shallowest_directories
         (folder / "area" / f"part{i:02}" / "notes.md").write_text(f"# Part {i}\n\nA note on section {i}.\n")
     command = ["unshare", "-Ur", "sh", "-c", f'echo {LIMIT} > /proc/sys/user/max_inotify_watches && exec "$@"',
                "sh", *SERVER_COMMAND]
-    client = make_test_lsp_client()
-    await client.start_io(*command, env=server_env(tmp_path / "cache"))
-    try:
-        await client.initialize_session(init_params([folder], OPTIONS))
+    async with running_server(folder, tmp_path / "cache", command=command) as client:
         await wait_indexed(client, files=42)
 
         async def limit_warning():
@@ -60,14 +54,6 @@ async def test_a_watch_past_the_inotify_limit_watches_the_shallowest_directories
 
         (folder / "docs" / "guide.md").write_text("# Guide\n\nThe harbour master keeps the tide tables.\n")
         await eventually(lambda: _first(client, "harbour master tide tables"), "the edit in docs/ indexed")
-    finally:
-        proc = client._server
-        if proc is not None and proc.returncode is None:
-            with contextlib.suppress(Exception):
-                await asyncio.wait_for(client.shutdown_session(), 30)
-        if proc is not None and proc.returncode is None:
-            proc.kill()
-        await client.stop()
 
 
 async def _first(client, query: str) -> bool:

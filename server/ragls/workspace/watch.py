@@ -99,7 +99,7 @@ class IndexWorker:
         self._busy = False
         self._busy_pct = 0  # the highest percentage reported in this busy period (`_set_busy`)
         # (monotonic time it was made, seconds it took, its step, percentage) of the last vector-phase estimate
-        self._estimate: tuple[float, float, str, int | None] = (0.0, 0.0, "", None)
+        self._estimate: tuple[float, float, tuple[str, int], int | None] = (0.0, 0.0, ("", 0), None)
         self._writes_since_compact = 0
         self._embedded_since_release = False  # the model ran for the index since its memory was last given back
         self._next_takeover = 0.0
@@ -524,12 +524,13 @@ class IndexWorker:
         pending = idx.pending_count()
         windows = idx.pending_windows_count() or 0
         if pending:  # first vectors: until then a chunk is found by its words alone
-            message = f"for meaning search {total - pending}/{total} sections, step 1 of {steps}"
+            stage, message = 1, f"for meaning search {total - pending}/{total} sections, step 1 of {steps}"
         elif windows or steps == 2:  # the rest of each long chunk's windows
-            message = f"for meaning search in long sections {total - windows}/{total}, step 2 of {steps}"
+            stage, message = 2, f"for meaning search in long sections {total - windows}/{total}, step 2 of {steps}"
         else:  # the sentence pass (vector_phase.py): the answer sentences of the chunks
+            stage = 3
             message = f"for faster answers {max(0, total - idx.pending_sentences_count())}/{total} sections, step 3 of 3"
-        step = f"{idx.folder}\n{message.rsplit(', step ', 1)[-1]}"
+        step = (str(idx.folder), stage)
         made, took, last_step, percentage = self._estimate
         now = time.monotonic()
         if step != last_step or now - made >= took / ESTIMATE_SHARE:
