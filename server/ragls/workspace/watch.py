@@ -37,6 +37,7 @@ from ragls.core.uris import path_key
 from ragls.embedding import MODEL_LOADING
 from ragls.sources.walk import OUTSIDE_LINK
 from ragls.workspace.rag_workspace import RagWorkspace
+from ragls.workspace.vector_progress import VectorProgress
 
 log = logging.getLogger(__name__)
 
@@ -52,19 +53,12 @@ COMPACT_AFTER_WRITES = 64  # vector-store writes before a compaction when idle
 FIRST_BACKOFF_S = 1.0  # wait before retrying a failed unit of work; doubles on each failure in a row
 MAX_BACKOFF_S = 30.0
 SPACE_FREED_BYTES = 1 << 20  # a back-off after a full disk ends early once this much more space is free
-ESTIMATE_SHARE = 0.05  # at most this share of the vector phase's time goes to estimating its percentage
 EMBED_GATE_ENV = "RAGLS_TEST_EMBED_GATE"  # test hook: no embedding while the file this names exists
 
 
 def _embedding_gated() -> bool:
     gate = os.environ.get(EMBED_GATE_ENV)
     return bool(gate) and os.path.exists(gate)
-
-
-def _vector_steps(idx) -> int:
-    """Steps of a folder's vector phase (IndexWorker.vector_progress): first vectors, the other windows, and the
-    answer sentences only where the folder's sentence pass runs (`idx.answer_sentences` set)."""
-    return 3 if idx.answer_sentences is not None else 2
 
 
 class IndexWorker:
@@ -98,8 +92,7 @@ class IndexWorker:
         self._stop = threading.Event()
         self._busy = False
         self._busy_pct = 0  # the highest percentage reported in this busy period (`_set_busy`)
-        # (monotonic time it was made, seconds it took, its step, percentage) of the last vector-phase estimate
-        self._estimate: tuple[float, float, tuple[str, int], int | None] = (0.0, 0.0, ("", 0), None)
+        self._progress = VectorProgress(ws)  # the vector phase's message and percentage
         self._writes_since_compact = 0
         self._embedded_since_release = False  # the model ran for the index since its memory was last given back
         self._next_takeover = 0.0
@@ -341,7 +334,7 @@ class IndexWorker:
 
     def _set_busy(self, busy: bool, message: str, pct: int | None = None) -> None:
         """Report the "ragls: indexing" progress: one begin/report/end per busy period, whose percentage never
-        goes back (new chunks arriving mid-way lower `vector_progress`'s figure; the bar holds until it passes)."""
+        goes back (new chunks arriving mid-way lower `VectorProgress.report`'s figure; the bar holds until it passes)."""
         if busy != self._busy or busy:
             self._busy = busy
             if busy:
@@ -497,58 +490,12 @@ class IndexWorker:
     def _embed_one_batch(self) -> None:
         """One vector-phase batch of the first folder with work: first vectors, then the remaining windows, then
         the answer sentences (`FolderIndex.embed_pending_batch`), reported as steps of one progress
-        (`vector_progress`)."""
+        (`vector_progress.VectorProgress`)."""
         for idx in self.ws.indexes:
             if idx.vector_work():
-                self._set_busy(True, *self.vector_progress(idx))
+                self._set_busy(True, *self._progress.report(idx))
                 idx.embed_pending_batch(should_yield=self.text_work_due)
                 return
-
-    def vector_progress(self, idx) -> tuple[str, int | None]:
-        """(message, percentage 0-100 or None without chunks) of the vector phase while `idx` has work.
-
-        The message names the step of the folder `idx` and says what the user gets, not the step's name
-        (docs/protocol.md: the client shows it after its title, "ragls: indexing for meaning search 340/1200
-        sections, step 1 of 3 (9%)"). The percentage covers every step of every folder with its vector store
-        open, so a first index counts from 0 to 100 % once, not once per step: each folder's work is weighed by
-        the wordpieces its steps embed (`FolderIndex.vector_work_estimate`: first vectors, long chunks' other
-        windows, answer sentences where its sentence pass runs), a stand-in for time known before steps 2 and 3
-        run, so the bar moves at a steadier rate than counting each chunk once per step did (session 67: 35 % in
-        60 s, then 31 % in 140 s on flask-docs). Work only falls while no file changes; `_set_busy` keeps the
-        percentage from going back when new chunks arrive. The estimate sums over every pending chunk (~0.1 s at
-        100,000 chunks, beside step 3's batches of 4 chunks), so within a step it is made again only once the time
-        since the last one is 1 / ESTIMATE_SHARE times what that one took: every batch on a small folder, every
-        few seconds on a large one; a new step is estimated at once."""
-        steps = _vector_steps(idx)
-        total = idx.manifest.chunk_count()
-        pending = idx.pending_count()
-        windows = idx.pending_windows_count() or 0
-        if pending:  # first vectors: until then a chunk is found by its words alone
-            stage, message = 1, f"for meaning search {total - pending}/{total} sections, step 1 of {steps}"
-        elif windows or steps == 2:  # the rest of each long chunk's windows
-            stage, message = 2, f"for meaning search in long sections {total - windows}/{total}, step 2 of {steps}"
-        else:  # the sentence pass (vector_phase.py): the answer sentences of the chunks
-            stage = 3
-            message = f"for faster answers {max(0, total - idx.pending_sentences_count())}/{total} sections, step 3 of 3"
-        step = (str(idx.folder), stage)
-        made, took, last_step, percentage = self._estimate
-        now = time.monotonic()
-        if step != last_step or now - made >= took / ESTIMATE_SHARE:
-            percentage = self._vector_percentage()
-            self._estimate = (now, time.monotonic() - now, step, percentage)
-        return message, percentage
-
-    def _vector_percentage(self) -> int | None:
-        """Percentage 0-100 of the estimated vector-phase work done over every folder with its vector store open
-        (`FolderIndex.vector_work_estimate`), None when no folder has any."""
-        left_all = total_all = 0.0
-        for i in self.ws.indexes:
-            estimate = i.vector_work_estimate()
-            if estimate is None:  # vector store not open: its chunks are not counted yet
-                continue
-            left_all += estimate[0]
-            total_all += estimate[1]
-        return int(100 * max(0.0, total_all - left_all) / total_all) if total_all else None
 
     def _handover(self) -> None:
         """Give the index of every folder an editor asked for to that editor (indexer.YIELDING_ROLES)."""
