@@ -13,8 +13,9 @@ from dataclasses import replace
 from typing import Any
 
 from ragls.answer.blocks import block_end, parsed, section_titles
+from ragls.answer.candidates import Candidate, candidate_passages
 from ragls.answer.cite import content_words
-from ragls.answer.extractive import Candidate, candidate_passages, passage_scores
+from ragls.answer.extractive import passage_scores
 from ragls.answer.identifiers import identifier_words, literal_terms, passage_words, pointed_at
 from ragls.answer.includes import FileFilters
 from ragls.answer.neighbours import FOCUS_SENTENCE_LINES, antecedent, explains, with_code_after

@@ -164,7 +164,7 @@ class Hit:
     window: LineSpan | None = None
     # The best window as retrieval chose it, before `window` was widened to cover `focus`
     # (`answer/focus.sentence_focus`): passages outside it weigh less in an extractive answer and when the
-    # focus is chosen (`extractive.candidate_passages`). Not on the wire. None when no focus was chosen.
+    # focus is chosen (`candidates.candidate_passages`). Not on the wire. None when no focus was chosen.
     best_window: LineSpan | None = None
     # More lines of the chunk an extractive answer quotes, each too far from `focus` (and from each other) to share
     # one span of at most `focus.MAX_FOCUS_LINES` lines (`answer/focus.quoted_focus`): the source stays one

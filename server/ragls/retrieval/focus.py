@@ -6,10 +6,10 @@ stems them), trimmed to the first and last line with a term (`keyword_focus`).
 
 The focus (`Hit.focus`, `answer/focus.sentence_focus`, beside the passage scoring it uses) is the answering
 passage — the one an extractive answer without a model would quote from the hit, by the same rule
-(`extractive.candidate_passages`, `extractive.passage_scores`): every passage of the chunk (`answer/passages.py`: a
+(`candidates.candidate_passages`, `extractive.passage_scores`): every passage of the chunk (`answer/passages.py`: a
 sentence read across hard line wraps, or a whole list item), scored by the question's content words it holds, each
 weighted by its rarity among the chunk's passages, and a named identifier the question points at; a passage outside
-the best window (`Hit.best_window`) weighs `extractive.OUTSIDE_WINDOW` (the window is where the chunk reads closest
+the best window (`Hit.best_window`) weighs `candidates.OUTSIDE_WINDOW` (the window is where the chunk reads closest
 to the question, not always where the sentence naming the answer sits); the question's words in the heading of a
 passage's section add to its score (`answer/focus._titled`: "## Can I run Black with PyPy?" over "Yes, there is
 support for PyPy 3.8"), the same for every passage of the section. The passage comes with the list or code
