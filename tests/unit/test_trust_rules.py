@@ -369,3 +369,28 @@ def test_what_trusting_applies_is_shown_with_its_values_escaped_and_masked(tmp_p
     assert lines[2:] == ['rags.loot.sources = ["../private"]', 'rags.loot.description = "keys"']
     assert "Zq7Lm2Rt9" not in lines[1] and len(lines) == 4 and "\x1b" not in "".join(lines)
     assert "rags.loot (a source outside the folder)" in layer.notice and "../private" not in layer.notice
+
+
+def test_an_untrusted_file_gives_its_glob_lists_at_most_5000_patterns_together(tmp_path, store):
+    """Brace sets count as what they expand to: 1,000 globs `dN{0..1023}/*.md` (22 KB) cost 76 CPU-s and 1.4 GB
+    to index with, and as [rags.*] sources 32 CPU-s of the trust check itself at every command."""
+    (tmp_path / "docs").mkdir()
+    braces = [f"d{i}{{0..1023}}/*.md" for i in range(5)] + ["docs/*.md"]  # 5,121 patterns
+    plain = [f"d{i}/**/*.md" for i in range(4_000)]
+    (tmp_path / "ragls.toml").write_text(
+        f"[sources]\ninclude = {json.dumps(braces)}\nexclude = {json.dumps(plain)}\n"
+        f"[rags.small]\nsources = {json.dumps(plain[:900] + ['docs/*.md'])}\n"
+        f"[rags.late]\nsources = {json.dumps(plain[:200])}\n"
+        f"[rags.semi]\nsources = [\"docs/a.md;docs/b{{1..50}}.md\"]\n")
+    s, warnings = load_settings(tmp_path)
+    assert s.sources.include == Settings().sources.include  # the default's
+    assert s.sources.exclude == plain
+    layer = folder_layer(tmp_path)
+    assert set(layer.data["rags"]) == {"small", "semi"}  # 4,000 + 901 + 51 patterns fit; `late`'s 200 more do not
+    assert [i.label for i in layer.ignored] == [
+        "sources.include (more than 5,000 glob patterns in the file)",
+        "rags.late (more than 5,000 glob patterns in the file)"]
+    [line] = [w for w in warnings if "ignored" in w]
+    assert "sources.include (more than 5,000 glob patterns in the file)" in line
+    trust.trust(tmp_path)
+    assert load_settings(tmp_path)[0].sources.include == braces  # trusting applies it whole

@@ -36,6 +36,24 @@ def expand_braces(pattern: str) -> list[str]:
         raise ValueError(f"glob {pattern!r} expands to more than {MAX_BRACE_EXPANSIONS} patterns") from None
 
 
+def pattern_count(globs: Iterable[str], limit: int) -> int:
+    """How many patterns `globs` (glob strings; a RAG source's `;`-separated parts each count) compile to once
+    their brace sets are expanded (`expand_braces`; a glob past MAX_BRACE_EXPANSIONS counts 1: it is rejected,
+    never compiled), counted only until the total passes `limit`: a result above `limit` means "more than `limit`",
+    and the work stays within `limit` + MAX_BRACE_EXPANSIONS expansions however long the list. Anything but a
+    string counts 0 (the settings schema rejects it)."""
+    total = 0
+    for glob in globs:
+        for part in glob.split(";") if isinstance(glob, str) else ():
+            try:
+                total += len(expand_braces(part.strip())) if "{" in part else 1
+            except ValueError:
+                total += 1
+            if total > limit:
+                return total
+    return total
+
+
 def glob_problem(glob: str) -> str | None:
     """Why `glob` (one include/exclude/.gitignore line, a leading `!` allowed) is ignored, or None: it expands to
     more than MAX_BRACE_EXPANSIONS patterns, or one expansion holds more than MAX_WILDCARDS wildcards or more than

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from ragls.config import trust
-from ragls.config.globs import expand_braces
+from ragls.config.globs import expand_braces, pattern_count
 from ragls.config.settings import (  # noqa: F401 - the editor's trust keys are re-exported for the fronts
     CONFIG_FILE,
     EDITOR_TRUST_CONFIGS_KEY,
@@ -129,6 +129,14 @@ FOLDER_MAX: dict[str, dict[str, float]] = {
     "watch": {"debounce_ms": 60_000},
     "web": {"max_pages": 5_000, "max_depth": 10, "delay_s": 60, "timeout_s": 300},
 }
+#: The glob patterns (brace sets expanded: `{0..1023}/*.md` is 1,024) an untrusted folder's ragls.toml may give
+#: `sources.include`, `sources.exclude` and its [rags.*] sources together. Each is compiled and matched against
+#: every path, and a RAG source is also expanded by the trust check itself: a 22 KB file of 1,000 such globs cost
+#: 76 CPU-s and 1.4 GB to index with, and 32 CPU-s to read as [rags.*] sources, at every command (1 MB: an hour).
+#: As many as an ignore file may hold (ignore_files.MAX_IGNORE_PATTERNS); a real ragls.toml holds a handful.
+MAX_FOLDER_GLOBS = 5_000
+GLOB_SETTINGS = frozenset({("sources", "include"), ("sources", "exclude")})
+TOO_MANY_GLOBS = f"more than {MAX_FOLDER_GLOBS:,} glob patterns in the file"
 RAG_KEYS = frozenset({"sources", "description"})  # rags.RAG_KEYS: the keys of a [rags.NAME] table that are not settings
 BUILTIN_LOADER = re.compile(r"^(pdf|docx|html):(?!//)(.+)$")  # sources/resolve.BUILTIN_LOADERS, which run no program
 _GLOB_CHARS = re.compile(r"[*?\[{]")
@@ -183,17 +191,37 @@ class IgnoredSetting:
         return f"{self.name} ({self.why})" if self.why else self.name
 
 
-def restrict(nested: dict[str, Any], folder: Path | None,
-             notes: list[str] | None = None) -> tuple[dict[str, Any], list[IgnoredSetting]]:
+class _GlobBudget:
+    """The glob patterns an untrusted ragls.toml may still give (`MAX_FOLDER_GLOBS`, shared by its glob lists in
+    file order)."""
+
+    def __init__(self) -> None:
+        self.left = MAX_FOLDER_GLOBS
+
+    def take(self, globs: Any) -> bool:
+        """Whether the glob list `globs` (a string is one glob) fits in what is left; it is taken when it does."""
+        count = pattern_count([globs] if isinstance(globs, str) else globs if isinstance(globs, list) else [],
+                              self.left)
+        if count > self.left:
+            return False
+        self.left -= count
+        return True
+
+
+def restrict(nested: dict[str, Any], folder: Path | None, notes: list[str] | None = None,
+             budget: _GlobBudget | None = None) -> tuple[dict[str, Any], list[IgnoredSetting]]:
     """The part of a normalized settings layer (`config.normalize`'s nested shape) an untrusted folder may set,
     numbers within bounds (`bounded`: a warning for each one changed is added to `notes`), and what was left out
     with the values the layer gives it (`IgnoredSetting`: "document_loaders", "generation.base_url", "rags.loot"),
-    in order. `folder`: the folder the layer comes from (paths must stay inside it)."""
+    in order. `folder`: the folder the layer comes from (paths must stay inside it). A glob list (`GLOB_SETTINGS`,
+    a RAG's sources) past what is left of the file's `MAX_FOLDER_GLOBS` patterns is left out too (`TOO_MANY_GLOBS`;
+    `budget`: what the file's earlier lists left, for the [rags.*] tables' own settings)."""
     kept: dict[str, Any] = {}
     ignored: list[IgnoredSetting] = []
+    budget = budget or _GlobBudget()
     for key, value in nested.items():
         if key == "rags" and isinstance(value, dict):
-            rags, dropped = _restrict_rags(value, folder, notes)
+            rags, dropped = _restrict_rags(value, folder, notes, budget)
             if rags:
                 kept["rags"] = rags
             ignored += dropped
@@ -201,7 +229,9 @@ def restrict(nested: dict[str, Any], folder: Path | None,
             section = {}
             for name, v in value.items():
                 rule = SAFE.get(key, {}).get(name)
-                if rule is not None and rule(v, folder):
+                if rule is not None and (key, name) in GLOB_SETTINGS and not budget.take(v):
+                    ignored.append(IgnoredSetting(f"{key}.{name}", v, TOO_MANY_GLOBS))
+                elif rule is not None and rule(v, folder):
                     v, note = bounded(key, name, v)
                     if note is not None and notes is not None:
                         notes.append(note)
@@ -218,11 +248,12 @@ def restrict(nested: dict[str, Any], folder: Path | None,
     return kept, ignored
 
 
-def _restrict_rags(rags: dict[str, Any], folder: Path | None,
-                   notes: list[str] | None = None) -> tuple[dict[str, Any], list[IgnoredSetting]]:
+def _restrict_rags(rags: dict[str, Any], folder: Path | None, notes: list[str] | None,
+                   budget: _GlobBudget) -> tuple[dict[str, Any], list[IgnoredSetting]]:
     """[rags.NAME] tables of an untrusted folder: kept when every source is a path inside the folder and nothing
     but sources, a description and allowed settings is set (a backend table such as `qdrant = {...}` reaches a
-    server); their settings go through the same allow-list (with no `index.path`: a RAG's index lives in the
+    server), and the sources fit in the file's glob `budget` (checked first: the check of each source expands its
+    brace sets); their settings go through the same allow-list (with no `index.path`: a RAG's index lives in the
     user's cache)."""
 
     kept, ignored = {}, []
@@ -235,6 +266,9 @@ def _restrict_rags(rags: dict[str, Any], folder: Path | None,
         if not isinstance(sources, list):
             ignored.append(IgnoredSetting(f"rags.{name}", table))
             continue
+        if not budget.take([str(source) for source in sources]):
+            ignored.append(IgnoredSetting(f"rags.{name}", table, TOO_MANY_GLOBS))
+            continue
         problem = next((p for p in map(_source_problem, map(str, sources), [folder] * len(sources)) if p), None)
         if problem:
             ignored.append(IgnoredSetting(f"rags.{name}", table, problem))
@@ -243,7 +277,7 @@ def _restrict_rags(rags: dict[str, Any], folder: Path | None,
         if warnings:  # an unknown key may be a backend table (qdrant = {...}): the whole RAG is left out
             ignored.append(IgnoredSetting(f"rags.{name}", table, "not only sources and settings"))
             continue
-        settings, dropped = restrict(own, None, notes)
+        settings, dropped = restrict(own, None, notes, budget)
         kept[name] = {**{k: table[k] for k in RAG_KEYS if k in table}, **settings}
         ignored += [IgnoredSetting(f"rags.{name}.{d.name}", d.value, d.why) for d in dropped]
     return kept, ignored
