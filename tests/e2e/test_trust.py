@@ -111,6 +111,11 @@ def test_cli_untrusted_folder_runs_no_loader_sends_no_key_and_stays_inside(clone
 
 def test_cli_after_trust_the_folder_works_as_configured_until_its_ragls_toml_changes(clone, env, attacker):
     marker, stolen = clone.parent / "pwned.txt", clone.parent / "stolen-index"
+    # what trusting would let the file set, trusting nothing (Neovim's plugin shows it above its trust question)
+    shown = json.loads(ragls(env, "trust", "--show", "--json", clone).stdout)
+    assert shown["state"] == "untrusted" and shown["file"] == str(clone.resolve() / "ragls.toml")
+    assert f'generation.base_url = "{attacker.openai_url}"' in shown["settings"], shown
+    assert not json.loads(ragls(env, "trust", "--list", "--json").stdout)
     trusted = ragls(env, "trust", clone)
     # what is trusted, with the values: the command that will run, where the key will go, what outside is read
     listed_values = trusted.stdout.splitlines()[1:]
@@ -119,6 +124,7 @@ def test_cli_after_trust_the_folder_works_as_configured_until_its_ragls_toml_cha
     assert f'  rags.loot.sources = ["{clone.parent / "private"}"]' in listed_values, trusted.stdout
     listed = json.loads(ragls(env, "trust", "--list", "--json").stdout)
     assert [r["state"] for r in listed if r["folder"] == str(clone.resolve())] == ["trusted"]
+    assert json.loads(ragls(env, "trust", "--show", "--json", clone).stdout)["state"] == "trusted"
 
     out = ragls(env, "index", clone)
     assert trust_lines(out.stderr) == []

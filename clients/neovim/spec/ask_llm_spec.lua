@@ -359,6 +359,14 @@ H.it("a server that dies with nothing pending says so once, and the statusline u
   local readme = vim.api.nvim_get_current_buf()
   H.notes = {}
   H.ok(vim.lsp.get_clients({ name = "ragls", bufnr = readme })[1], "attached")
+  -- What the statusline says each time ragls redraws it: on the screen, after the crash, it kept "ragls" (the exited
+  -- client is still listed while its exit is handled) until something else redrew it.
+  local progress = require("ragls.progress")
+  local redraw, drawn = progress.redraw_statuslines, {}
+  progress.redraw_statuslines = function()
+    table.insert(drawn, require("ragls").statusline())
+    return redraw()
+  end
   local killed = 0
   for _, pid in ipairs(vim.api.nvim_get_proc_children(vim.fn.getpid())) do
     local f = io.open(("/proc/%d/cmdline"):format(pid), "rb")
@@ -375,6 +383,8 @@ H.it("a server that dies with nothing pending says so once, and the statusline u
     return H.notes_matching("stopped (killed by signal 9)")[1]
   end, 10000, "a notification")
   H.eq(vim.log.levels.WARN, note.level, "a warning")
+  progress.redraw_statuslines = redraw
+  H.eq("ragls: stopped (killed by signal 9)", drawn[#drawn], "the statusline as ragls redrew it after the crash")
   -- one line of the cmdline, as Neovim's own vim.notify echoes it: a longer one (it named the log file too) waited
   -- for Enter over whatever you were typing; the longest wording that fits (here 80 columns, |v:echospace| 68)
   H.ok(vim.fn.strdisplaywidth(note.msg) <= vim.v.echospace, ("fits the cmdline (%d): %s"):format(vim.v.echospace,

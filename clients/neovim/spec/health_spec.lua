@@ -97,8 +97,9 @@ H.it("a long progress line is cut at its end in the statusline, so what it leads
   progress.on_progress({ token = "t-long", value = { kind = "begin", title = "ragls: indexing", message = notice,
     percentage = 0 } })
   local line = require("ragls").statusline()
-  H.eq(math.max(64, math.floor(vim.o.columns * 0.5)), vim.fn.strdisplaywidth(line), "cut to half the screen: " .. line)
-  H.ok(vim.startswith(line, "ragls: using the bundled offline embedding model") and vim.endswith(line, "…"), line)
+  H.ok(vim.fn.strdisplaywidth(line) <= progress.statusline_room(vim.api.nvim_win_get_width(0)),
+    "cut to half the window: " .. line)
+  H.ok(vim.startswith(line, "ragls: using the bundled offline embedding model") and vim.endswith(line, "… (0%)"), line)
   progress.on_progress({ token = "t-long", value = { kind = "end" } })
   -- As the server sends it while the model loads (lsp/server.py: "loading the embedding model: <its notice>"): the
   -- step alone, not a cut notice ("ragls: loading the embedding model: using the bundled offline embeddi…").
@@ -106,6 +107,25 @@ H.it("a long progress line is cut at its end in the statusline, so what it leads
     message = progress.EMBEDDING_LOADING .. ": " .. notice } })
   H.eq("ragls: loading the embedding model (keyword search meanwhile)", require("ragls").statusline(), "the step")
   progress.on_progress({ token = "t-long", value = { kind = "end" } })
+end)
+
+H.it("the statusline keeps an indexing step's percentage, and fits a split window", function()
+  local progress = require("ragls.progress")
+  local stl = "%f %=%{v:lua.require'ragls'.statusline()} %l:%c"
+  progress.on_progress({ token = "t-pct", value = { kind = "begin", title = "ragls: indexing",
+    message = "for meaning search in long sections 198/288, step 2 of 3", percentage = 45 } })
+  -- The line was cut at its end, "ragls: indexing for meaning search in long sections 198/288, st…": the one figure
+  -- that says how far it is showed in no window narrower than 156 columns.
+  local width = vim.api.nvim_win_get_width(0)
+  local line = vim.api.nvim_eval_statusline(stl, { winid = 0, maxwidth = width }).str
+  H.ok(line:find("ragls: indexing for meaning search in long sections… (45%) ", 1, true), line)
+  -- A split (:RagChat's): 64 columns of ragls went past the window, which cut the start: "<ng for …".
+  vim.cmd("vsplit")
+  width = vim.api.nvim_win_get_width(0)
+  line = vim.api.nvim_eval_statusline(stl, { winid = 0, maxwidth = width }).str
+  H.ok(width < 64 and line:find(" ragls: indexing 45% ", 1, true), ("in %d columns: %s"):format(width, line))
+  vim.cmd("close")
+  progress.on_progress({ token = "t-pct", value = { kind = "end" } })
 end)
 
 H.it(":checkhealth ragls reports OK for Neovim, config, server and index, and names the fallback model", function()

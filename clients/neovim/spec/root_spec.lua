@@ -367,4 +367,54 @@ H.it(":RagTrust asks again about a ragls.toml you denied, and the running server
   client:stop(true)
 end)
 
+H.it("the trust question lists what allowing the ragls.toml lets it set; one that only tunes retrieval asks nothing",
+  function()
+  local proj = vim.fs.normalize(vim.fn.tempname() .. "-ask")
+  vim.fn.mkdir(proj, "p")
+  proj = vim.fs.normalize(vim.uv.fs_realpath(proj))
+  vim.fn.writefile({ "[retrieval]", "top_k = 3", "", "[generation]", 'backend = "openai"',
+    'base_url = "http://127.0.0.1:9/v1"', "", "[document_loaders]", 'txt = "cat $1"' }, proj .. "/ragls.toml")
+  local asked, during, real_confirm = {}, nil, vim.fn.confirm
+  vim.fn.confirm = function(msg) -- (as in :RagTrust's test: `nvim -l` would answer for the user)
+    table.insert(asked, msg)
+    during = vim.o.messagesopt
+    return 1 -- (i)gnore
+  end
+  vim.cmd("messages clear")
+  local ok, cfg = pcall(H.with_ui, function()
+    -- (the screenshot UI turns hit-enter prompts off; a user's Neovim has them)
+    local ui_messagesopt = vim.o.messagesopt
+    vim.o.messagesopt = "hit-enter,history:500"
+    local c = require("ragls.server").client_config(proj)
+    c.messagesopt_after, vim.o.messagesopt = vim.o.messagesopt, ui_messagesopt
+    return c
+  end)
+  vim.fn.confirm = real_confirm
+  assert(ok, cfg)
+  H.eq({ proj .. "/ragls.toml is not trusted." }, asked, "asked")
+  -- The line above the question said "allow = its LLM/key/loader settings apply": which ones, and to what, it
+  -- did not say. Each setting with its value now, one a line above the question (tried in tmux: they stay there,
+  -- with 'messagesopt' wait:0 in place of a hit-enter prompt before the question), and in :messages.
+  local text = vim.fn.execute("messages")
+  H.contains(text, "ragls: allowing " .. vim.fn.fnamemodify(proj .. "/ragls.toml", ":~")
+    .. " lets it set (otherwise it only tunes retrieval):\n")
+  H.contains(text, '\n  generation.base_url = "http://127.0.0.1:9/v1"\n')
+  H.contains(text, '\n  document_loaders.txt = "cat $1"')
+  H.ok(not text:find("top_k", 1, true), text)
+  H.ok(during and during:find("^wait:0"), "no hit-enter prompt before the question: " .. tostring(during))
+  H.eq("hit-enter,history:500", cfg.messagesopt_after, "'messagesopt' set back")
+  H.eq(nil, cfg.init_options.workspaceTrusted, "ignored: the trust store decides")
+  -- A file that only tunes retrieval applies whole untrusted: there is nothing to decide, and nothing is asked.
+  vim.fn.writefile({ "[retrieval]", "top_k = 3" }, proj .. "/ragls.toml")
+  asked = {}
+  vim.fn.confirm = function(msg)
+    table.insert(asked, msg)
+    return 1
+  end
+  ok, cfg = pcall(H.with_ui, function() return require("ragls.server").client_config(proj) end)
+  vim.fn.confirm = real_confirm
+  assert(ok, cfg)
+  H.eq({}, asked, "not asked")
+end)
+
 H.finish()

@@ -1,5 +1,5 @@
-"""`ragls trust [PATH]`, `ragls trust --list`, `ragls trust --revoke [PATH]`: the user's folder trust store (config/trust.py),
-and the question the CLI asks on a terminal before it uses an untrusted folder whose ragls.toml wants more than
+"""`ragls trust [PATH]`, `ragls trust --list`, `ragls trust --revoke [PATH]`, `ragls trust --show [PATH]`: the user's
+folder trust store (config/trust.py), what trusting a folder would let its ragls.toml set, and the question the CLI asks on a terminal before it uses an untrusted folder whose ragls.toml wants more than
 retrieval tuning (config/trust_filter.py).
 """
 
@@ -17,12 +17,15 @@ from ragls.core.errors import ConfigError
 
 def add_parser(sub) -> None:
     t = sub.add_parser("trust", help="trust a folder's ragls.toml (loaders, endpoints, outside sources); "
-                                     "--list, --revoke")
+                                     "--list, --revoke, --show")
     t.add_argument("path", nargs="?", default=".", help="the folder (default: the current one)")
     group = t.add_mutually_exclusive_group()
     group.add_argument("--list", action="store_true", help="list the trusted folders")
     group.add_argument("--revoke", action="store_true", help="stop trusting the folder")
-    t.add_argument("--json", action="store_true", help="with --list: print [{folder, configHash, trustedAt, state}]")
+    group.add_argument("--show", action="store_true",
+                       help="print what trusting the folder would let its ragls.toml set, without trusting it")
+    t.add_argument("--json", action="store_true", help="with --list: print [{folder, configHash, trustedAt, state}]; "
+                                                       "with --show: {folder, file, state, settings}")
 
 
 def cmd_trust(args) -> int:
@@ -31,6 +34,8 @@ def cmd_trust(args) -> int:
     if args.list:
         return _list(args.json)
     folder = Path(args.path).expanduser().resolve()
+    if args.show:
+        return _show(folder, args.json)
     if args.revoke:
         if trust.revoke(folder):
             print(f"ragls: {folder} is no longer trusted")
@@ -79,6 +84,36 @@ def _untrusted_layer(folder: Path):
     from ragls.config.trust_filter import EDITOR_TRUST_KEY, folder_layer
 
     return folder_layer(folder, [{EDITOR_TRUST_KEY: False}])
+
+
+def _show(folder: Path, as_json: bool) -> int:
+    """`ragls trust --show [--json] PATH`: what trusting `folder` would let its ragls.toml set (`ignored_values`: one
+    "name = value" line per setting, secrets masked) and its trust state, trusting nothing. Neovim's plugin asks it
+    before its `vim.secure.read` question, which names only the file. JSON: {folder, file (null: no ragls.toml),
+    state ("trusted" / "changed" since trusted / "untrusted"), settings: [line]}. Exit 0; 1 (a message on stderr)
+    when the folder does not exist or the file cannot be read as TOML."""
+    from ragls.config import trust
+
+    require_folder(folder)
+    try:
+        layer = _untrusted_layer(folder)
+    except ConfigError as exc:
+        print(f"ragls: {exc}", file=sys.stderr)
+        return 1
+    state = trust.state(folder, layer.raw)
+    settings = ignored_values(layer)
+    if as_json:
+        print(json.dumps({"folder": str(folder), "file": str(layer.path) if layer.raw is not None else None,
+                          "state": state, "settings": settings}, indent=2))
+    elif layer.raw is None:
+        print(f"ragls: {folder} has no ragls.toml: trusting it changes nothing")
+    elif not settings:
+        print(f"ragls: {layer.path} only tunes retrieval: trusting it changes nothing ({state})")
+    else:
+        print(f"ragls: trusting {folder} ({state}) would let its ragls.toml also set:")
+        for line in settings:
+            print(f"  {line}")
+    return 0
 
 
 def _list(as_json: bool) -> int:

@@ -74,7 +74,10 @@ end
 
 --- `M.text(p)` in at most `room` display columns: whole when it fits; else with the message's step alone, the part
 --- before its first ": " ("loading the embedding model: using the bundled offline embedding model …" is the step
---- "loading the embedding model" and what it does meanwhile); else cut at its end with "…".
+--- "loading the embedding model" and what it does meanwhile); else the message cut with "…" before the percentage,
+--- which is kept ("ragls: indexing for meaning search in lo… (45%)": cutting the text's end lost it, the one figure
+--- that says how far it is); when not even a few words of the message fit, the title and the percentage alone
+--- ("ragls: indexing 45%"); else the text cut at its end.
 ---@param p { title?: string, message?: string, percentage?: number }
 ---@param room integer
 ---@return string
@@ -90,7 +93,34 @@ function M.fitting_text(p, room)
       return text
     end
   end
+  if p.percentage and not (p.message or ""):find("%", 1, true) then
+    local pct = (" (%d%%)"):format(p.percentage)
+    local bare = M.text({ title = p.title, message = p.message }):gsub("%s*\n%s*", " ")
+    local keep = room - vim.fn.strdisplaywidth(pct) - 1 -- (and "…")
+    local title = M.text({ title = p.title })
+    if keep - vim.fn.strdisplaywidth(title) >= 12 then -- a few words of the message, cut at a word's end
+      local cut = vim.fn.strcharpart(bare, 0, keep)
+      local words = cut:gsub("%s+%S*$", "")
+      if vim.fn.strcharpart(bare, keep, 1) ~= " " and #words >= #title + 12 then
+        cut = words
+      end
+      return cut:gsub("[%s,;:]+$", "") .. "…" .. pct
+    end
+    local short = ("%s %d%%"):format(title, p.percentage)
+    if vim.fn.strdisplaywidth(short) <= room then
+      return short
+    end
+  end
   return vim.fn.strcharpart(text, 0, room - 1) .. "…"
+end
+
+--- The columns a ragls statusline component may take in a window `width` columns wide: half of it and at least 64
+--- (an 80-column editor: 64), leaving 16 for the file name and the cursor's place (a split of 59 columns: 43, where
+--- 64 went past the window's width, which cut the text's start: "<ng for faster answers …").
+---@param width integer
+---@return integer
+function M.statusline_room(width)
+  return math.max(1, math.min(width - 16, math.max(64, math.floor(width * 0.5))))
 end
 
 --- Whether vim.notify is still Neovim's own (echo + message history) rather than a notification plugin's.
@@ -203,23 +233,30 @@ function M.indexing()
   return next(M.active) ~= nil
 end
 
---- Statusline component: "ragls: indexing 320/871 files (37%)" while indexing (cut to half the screen, at least 64 columns,
---- at its end), "ragls" when attached to the current buffer, "ragls: stopped (exit code 1)" when its server
---- stopped on its own (until a :Rag* command restarts it), "ragls: off" for a buffer outside any project, ""
---- otherwise.
+--- Statusline component: "ragls: indexing 320/871 files (37%)" while indexing (cut to half its window, up to 64
+--- columns, keeping the percentage: |M.fitting_text|), "ragls" when attached to the current buffer, "ragls:
+--- stopped (exit code 1)" when its server stopped on its own (until a :Rag* command restarts it), "ragls: off" for a
+--- buffer outside any project, "" otherwise.
 ---@return string
 function M.statusline()
   for _, p in pairs(M.active) do
-    -- At most half the screen (at least 64 columns): a long progress line (the offline model's notice) filled the
-    -- statusline, which then cut its start ("<") — the part that says what happens — and hid the file name. A
-    -- long one says its step alone ("ragls: loading the embedding model (keyword search meanwhile)").
-    return M.fitting_text(p, math.max(64, math.floor(vim.o.columns * 0.5)))
-  end
-  local ok, clients = pcall(vim.lsp.get_clients, { name = "ragls", bufnr = 0 })
-  if ok and #clients > 0 then
-    return "ragls"
+    -- At most half the window whose statusline is drawn (|M.statusline_room|): a long progress line (the offline
+    -- model's notice) filled the statusline, which then cut its start ("<") — the part that says what happens — and
+    -- hid the file name. A long one says its step alone ("ragls: loading the embedding model (keyword search
+    -- meanwhile)"), or keeps its percentage ("… (45%)").
+    -- (a `%!` statusline is evaluated in the current window with |g:statusline_winid| set, a `%{}` item in the
+    -- window whose statusline is drawn)
+    local win = vim.g.statusline_winid
+    local width = vim.api.nvim_win_get_width(win and vim.api.nvim_win_is_valid(win) and win or 0)
+    return M.fitting_text(p, M.statusline_room(width))
   end
   local server = package.loaded["ragls.server"] -- (no server can have stopped before it was loaded)
+  local ok, clients = pcall(vim.lsp.get_clients, { name = "ragls", bufnr = 0 })
+  -- (not one whose server exited: Neovim lists it until a later step, and the statusline redrawn as its exit is
+  -- handled kept "ragls" on the screen after a crash until something else redrew it)
+  if ok and vim.iter(clients):any(function(c) return not (server and server.is_stopped(c)) end) then
+    return "ragls"
+  end
   -- The size of a first index measured before the server starts (|ragls-config-index_confirm_minutes|: `ragls estimate`).
   local root = package.loaded["ragls.root"]
   if root and vim.tbl_contains(vim.tbl_values(root.decisions or {}), "pending") then

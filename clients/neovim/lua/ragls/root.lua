@@ -169,24 +169,32 @@ function M.add_explicit(dir)
   return dir
 end
 
---- The `ragls estimate --json <root>` command derived from `cmd` (its `serve` argument and what follows replaced);
---- nil when `cmd` has no `serve` (an unknown launcher: no estimate, no question).
----@param root string
+--- A ragls command derived from the server's `cmd`: its `serve` argument and what follows replaced by `args`
+--- (`{ "ragls", "serve" }` and `{ "trust", "--show" }` give `{ "ragls", "trust", "--show" }`); nil when `cmd` has no
+--- `serve` (an unknown launcher).
+---@param args string[]
 ---@return string[]|nil
-function M.estimate_cmd(root)
+function M.ragls_cmd(args)
   local cmd = config.values.cmd
   for i, arg in ipairs(cmd) do
     if arg == "serve" then
-      local out = vim.list_slice(cmd, 1, i - 1)
-      vim.list_extend(out, { "estimate", "--json" })
-      if next(config.values.settings) ~= nil then
-        vim.list_extend(out, { "--settings", vim.json.encode(config.values.settings) })
-      end
-      table.insert(out, root)
-      return out
+      return vim.list_extend(vim.list_slice(cmd, 1, i - 1), args)
     end
   end
   return nil
+end
+
+--- The `ragls estimate --json <root>` command derived from `cmd` (|M.ragls_cmd|); nil when `cmd` has no `serve`
+--- (an unknown launcher: no estimate, no question).
+---@param root string
+---@return string[]|nil
+function M.estimate_cmd(root)
+  local args = { "estimate", "--json" }
+  if next(config.values.settings) ~= nil then
+    vim.list_extend(args, { "--settings", vim.json.encode(config.values.settings) })
+  end
+  table.insert(args, root)
+  return M.ragls_cmd(args)
 end
 
 --- "about 14 min" / "about 40 s".

@@ -42,28 +42,96 @@ function M.trust_will_ask(path)
   return true
 end
 
---- Folder trust, the |exrc| way: when `root` has a ragls.toml and a UI is attached, |vim.secure.read()| asks
---- once per version of the file ("allow" is remembered in Neovim's trust database; an edited file asks again).
---- true when allowed, with the SHA-256 of the version the user allowed ("sha256:<hex>"): the server applies all of
---- that file, and only of that version (an edit between the answer and the server's start is not trusted). nil
---- otherwise (no file, headless, ignored or denied): the user's ragls trust store (`ragls trust`) decides, and
---- untrusted the file only tunes retrieval.
+--- What allowing `root`'s ragls.toml would change, as ragls says it (`ragls trust --show --json`, run from the
+--- server's `cmd`): `{ state = "trusted"|"changed"|"untrusted", settings = { 'generation.base_url = "http://…"', … } }`
+--- (values as JSON, secrets masked; no setting: the file only tunes retrieval). nil when ragls cannot say (a `cmd`
+--- without `serve`, an older ragls without `--show`, 10 s without an answer). Runs while Neovim waits: only before
+--- the question, once per version of the file.
 ---@param root string
+---@return { state: string, settings: string[] }|nil
+function M.what_allowing_changes(root)
+  local cmd = require("ragls.root").ragls_cmd({ "trust", "--show", "--json", root })
+  if not cmd or vim.fn.executable(cmd[1]) ~= 1 then
+    return nil
+  end
+  local server = require("ragls.server")
+  local ok, res = pcall(function()
+    return vim.system(server.spawn_cmd(cmd), { text = true, cwd = server.spawn_dir() }):wait(10000)
+  end)
+  if not (ok and res.code == 0) then
+    return nil
+  end
+  local decoded, out = pcall(vim.json.decode, res.stdout or "")
+  if not (decoded and type(out) == "table" and type(out.settings) == "table" and type(out.state) == "string") then
+    return nil
+  end
+  return out
+end
+
+--- Most settings listed above the trust question (|M.workspace_trusted|); the others are counted.
+M.MAX_SETTINGS_SHOWN = 8
+
+--- Show above Neovim's trust question what allowing the file lets it set, one setting a line (Neovim 0.11+: with
+--- 'messagesopt' "wait:0" the lines stay above the question instead of stopping on a hit-enter prompt first; the
+--- returned function sets the option back, after the answer). Without the settings (ragls could not say) or
+--- 'messagesopt' (0.10), the longest of |M.trust_context| that fits the command line.
+---@param path string the ragls.toml
+---@param settings string[]|nil
+---@return fun()|nil restore
+local function say_what_allowing_does(path, settings)
+  if settings and #settings > 0 and vim.fn.exists("+messagesopt") == 1 then
+    local shown = math.max(1, math.min(M.MAX_SETTINGS_SHOWN, vim.o.lines - 5, #settings))
+    local lines = { ("ragls: allowing %s lets it set (otherwise it only tunes retrieval):")
+      :format(vim.fn.fnamemodify(path, ":~")) }
+    for i = 1, shown do
+      table.insert(lines, "  " .. vim.fn.strcharpart(settings[i], 0, vim.o.columns - 3))
+    end
+    if #settings > shown then
+      table.insert(lines, ("  … and %d more: (v)iew shows the file"):format(#settings - shown))
+    end
+    local messagesopt = vim.o.messagesopt
+    vim.o.messagesopt = "wait:0,history:" .. (vim.o.messagesopt:match("history:(%d+)") or "500")
+    vim.api.nvim_echo({ { table.concat(lines, "\n"), "WarningMsg" } }, true, {})
+    return function()
+      vim.o.messagesopt = messagesopt
+    end
+  end
+  -- vim.secure.read's own question names only the file: say what allowing it changes first.
+  local text = require("ragls.text").longest_fitting(M.trust_context, vim.v.echospace + 4) -- no hit-enter
+  if text then
+    vim.api.nvim_echo({ { text, "WarningMsg" } }, true, {})
+  end
+end
+
+--- Folder trust, the |exrc| way: when `root` has a ragls.toml and a UI is attached, |vim.secure.read()| asks
+--- once per version of the file ("allow" is remembered in Neovim's trust database; an edited file asks again),
+--- after the settings allowing it would let it set, one a line (|M.what_allowing_changes|). Nothing is asked when
+--- ragls says the file only tunes retrieval or the user's trust store (`ragls trust`) already trusts this version
+--- (unless `opts.ask`: |:RagTrust|). true when allowed, with the SHA-256 of the version the user allowed
+--- ("sha256:<hex>"): the server applies all of that file, and only of that version (an edit between the answer and
+--- the server's start is not trusted). nil otherwise (no file, headless, nothing asked, ignored or denied): the
+--- user's ragls trust store decides, and untrusted the file only tunes retrieval.
+---@param root string
+---@param opts? { ask?: boolean } ask even when allowing changes nothing
 ---@return boolean|nil trusted
 ---@return string|nil digest "sha256:<hex>" of the allowed ragls.toml
-function M.workspace_trusted(root)
+function M.workspace_trusted(root, opts)
   local path = root .. "/ragls.toml"
   if vim.fn.filereadable(path) == 0 or not (vim.secure and vim.secure.read) or #vim.api.nvim_list_uis() == 0 then
     return nil
   end
+  local restore
   if M.trust_will_ask(path) then
-    -- vim.secure.read's own question names only the file: say what allowing it changes first.
-    local text = require("ragls.text").longest_fitting(M.trust_context, vim.v.echospace + 4) -- no hit-enter
-    if text then
-      vim.api.nvim_echo({ { text, "WarningMsg" } }, true, {})
+    local changes = M.what_allowing_changes(root)
+    if changes and not (opts and opts.ask) and (#changes.settings == 0 or changes.state == "trusted") then
+      return nil -- nothing to decide: all of it applies untrusted, or `ragls trust` trusted this version
     end
+    restore = say_what_allowing_does(path, changes and changes.settings)
   end
   local ok, content = pcall(vim.secure.read, path)
+  if restore then
+    restore()
+  end
   if not (ok and content ~= nil) then
     return nil
   end
@@ -128,7 +196,7 @@ function M.trust_root(root, why)
     return false
   end
   pcall(vim.secure.trust, { action = "remove", path = path }) -- a "deny" would keep vim.secure.read from asking
-  local trusted, digest = M.workspace_trusted(root)
+  local trusted, digest = M.workspace_trusted(root, { ask = true })
   vim.cmd.redraw() -- the question's lines off the cmdline: the line below would wait for Enter under them
   local shown = vim.fn.fnamemodify(path, ":~")
   if not trusted then
