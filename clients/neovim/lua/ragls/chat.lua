@@ -8,14 +8,15 @@
 --- `:RagChat` reopens the thread, `:RagChat new` starts a new one (the old one is kept), `:RagChat list` picks one of
 --- the session's threads (or a new one) to continue.
 ---
---- Each turn owns its request: its own `partialResultToken` and request id, so a delta can only ever land in the
---- turn that asked for it, and a new question first stops the one still streaming.
+--- Each turn owns its request (|ragls.chat_request|): its own `partialResultToken` and request id, so a delta can only
+--- ever land in the turn that asked for it, and a new question first stops the one still streaming.
 ---
 --- The thread's text (headings, answers, sources, footers) comes from |ragls.chat_text|; this module draws it.
 
 local config = require("ragls.config")
 local rpc = require("ragls.rpc")
 local answer_text = require("ragls.answer_text")
+local chat_request = require("ragls.chat_request")
 local chat_text = require("ragls.chat_text")
 local jump = require("ragls.jump")
 local ui = require("ragls.ui")
@@ -445,97 +446,7 @@ function M.ask(question, opts)
   table.insert(M.thread.turns, turn)
   M.open()
   M.render(#M.thread.turns)
-  local finished = false
-  -- Until the first words, the turn says what it waits for, as the answer float does: the server starting, the index
-  -- being built, or the seconds waited (a bare "…" for the 20 s of a first question while the server started).
-  local answer_float = require("ragls.answer_float")
-  local started, timer = vim.uv.now(), vim.uv.new_timer()
-  local function stop_pending()
-    if not timer:is_closing() then
-      timer:stop()
-      timer:close()
-    end
-  end
-  timer:start(answer_float.PENDING_REFRESH_MS, answer_float.PENDING_REFRESH_MS, vim.schedule_wrap(function()
-    if finished or turn.text ~= "" then
-      return stop_pending()
-    end
-    local line = answer_float.pending_line(vim.uv.now() - started)
-    if line ~= turn.pending then
-      turn.pending = line
-      M.render()
-    end
-  end))
-  local token = rpc.open_stream(function(delta)
-    if turn.status == "streaming" then
-      turn.text = turn.text .. delta
-      M.render()
-    end
-  end)
-  local function done(status)
-    if finished then
-      return
-    end
-    finished = true
-    stop_pending()
-    rpc.close_stream(token)
-    turn.cancel = nil
-    turn.status = status
-    if opts.cleanup then
-      opts.cleanup()
-    end
-  end
-  turn.cancel = function()
-    done("cancelled")
-    M.render()
-  end
-  rpc.request("rag/ask", {
-    question = question,
-    topK = config.values.top_k,
-    documents = opts.documents,
-    history = #history > 0 and history or nil,
-    partialResultToken = token,
-  }, function(result)
-    if finished then
-      return -- cancelled meanwhile: a late result does not overwrite the stopped turn
-    end
-    if opts.on_result then
-      opts.on_result(result)
-    end
-    turn.result = result
-    turn.text = result.answer or turn.text
-    done("done")
-    M.render()
-  end, {
-    on_error = function(err)
-      if finished then
-        return
-      end
-      turn.error = rpc.error_text("rag/ask", err)
-      done(err.code == -32800 and "cancelled" or "error")
-      M.render()
-    end,
-    on_fail = function(msg) -- no server answers it (none installed, none started): the turn says why, not "…"
-      if finished then
-        return false
-      end
-      turn.error = msg
-      done("error")
-      M.render()
-      return true
-    end,
-    on_sent = function(client, request_id)
-      if finished then -- stopped before the request went out
-        rpc.cancel(client, request_id)
-        return
-      end
-      turn.cancel = function()
-        done("cancelled")
-        rpc.cancel(client, request_id)
-        M.render()
-      end
-    end,
-  })
+  chat_request.send(turn, history, opts, function() M.render() end)
   return turn
 end
 
