@@ -187,12 +187,32 @@ def asked_value(text: str) -> str | None:
     whether the part of the question that asks (`asked_sentences`) asks for a value, and of which type (module
     docstring)."""
     asked = asked_sentences(text)
-    if _AMOUNT_Q.search(asked):
+    if any(not _continues_indirect(asked, m) for m in _AMOUNT_Q.finditer(asked)):
         return "default-amount" if _UNSET_Q.search(asked) else "amount"
     named = next((kind for kind, pattern in _NAMED_Q.items() if pattern.search(asked)), None)
     if named is not None:
         return named
     return "default" if _DEFAULT_Q.search(asked) else None
+
+
+# "how long", "how many", ... wherever it stands: asked (after `_LEAD`) or indirect ("a report of how long each crate
+# took", "print how many ..."), `_continues_indirect`
+_HOW_AMOUNT = re.compile(r"\bhow\s+(?:many|much|long|large|big|high|old|often|far|small|low|fast|deep)\b", re.IGNORECASE)
+
+
+def _continues_indirect(asked: str, m: re.Match) -> bool:
+    """True when the `_AMOUNT_Q` match `m` of `asked` opens with "and" / "or" and continues an indirect question of
+    its sentence — a "how long" / "how many" that opens no clause (`_LEAD`), the object of a way asked for: "Is there
+    a way to get a report of how long each crate took to compile and how much ran in parallel?" asks for a report
+    of the user's own build, not a value the docs state, as its first half alone already reads (a way, not a
+    value: module docstring). Cargo's cargo-i11 was refused so (bench/history/session-68.md, "Abstention: the 14
+    refusals")."""
+    if not re.match(r"\s*(?:and|or)\b", m.group(0), re.IGNORECASE):
+        return False
+    start = max(asked.rfind(c, 0, m.start()) for c in ".?!") + 1
+    before = asked[start:m.start()]
+    led = {q.end() for q in _AMOUNT_Q.finditer(before)}  # where an asked "how long" ends
+    return any(h.end() not in led for h in _HOW_AMOUNT.finditer(before))
 
 
 def value_clause(text: str) -> str:

@@ -36,13 +36,14 @@ def question_names(text: str) -> list[str]:
     cargo-fuzz reads the same, and is a name only in backticks) —, numbers, number patterns with "x" for a digit
     (`_NUMBER_PATTERN`: the status classes 4xx / 5XX, a version series 3.x, a factor 10x, a plural: 404s), a number
     made an adjective by English words after "-" (`_MEASURE`: 8-character, 10-minute, 64-bit), version numbers
-    (`_VERSION`: v1.2.0, 1.0.0-b0), the user's placeholders
+    (`_version`: v1.2.0, 1.0.0-b0, 3.13t, release-2.3.0), the user's placeholders
     (`placeholder`: somelib, myapp; a word of a "-" compound too, the somelib of mypy-somelib), a quotation of
     lower-case words (`quoted_literals`: picks 'conda'), an acronym the user owns in their situation
     (`possessed_acronyms`: "Our DBA sees ..."), what the user would do without (`_AVOIDED`: "so I don't need nvm")
     and "I" (with its contractions: I'm, I'd, I've) are not names."""
     assigned = assigned_values(text)
     defined = bound_names(text)
+    words = frozenset(re.findall(r"[a-z]+", text.lower()))
     text = asked_clause(text)
     defined |= {m.group(1).strip(_TOKEN_EDGES).rstrip(".") for m in _AVOIDED.finditer(text)}
     names: list[str] = []
@@ -69,11 +70,12 @@ def question_names(text: str) -> list[str]:
         token = _unmodified(token)  # LaTeX-style, Unix-like, PyInstaller-built: the name is LaTeX, Unix, PyInstaller
         if len(token) < 2 or not any(c.isalpha() for c in token) or _FIRST_PERSON.fullmatch(token) \
                 or _NUMBER_PATTERN.fullmatch(token) or _measure(token) \
-                or _VERSION.fullmatch(token) or _USER_LITERAL.fullmatch(token) or token.lower() in assigned \
-                or token.strip("/") in defined or placeholder(token):
+                or _version(token) or _USER_LITERAL.fullmatch(token) or token.lower() in assigned \
+                or token.strip("/") in defined or placeholder(token) or _program_rc(token, words):
             continue
         inner_cap = any(c.isupper() for c in token[1:])
-        mixed = any(c.isdigit() for c in token)
+        # letters and digits in one part of it: IPv6, http2; not a path of words and numbers (posts/2023)
+        mixed = any(any(c.isdigit() for c in part) and any(c.isalpha() for c in part) for part in token.split("/"))
         parts = [p for p in re.split(r"[._:]+", token) if p]
         joints = (token.startswith(".") or any(j in token.strip("._:") for j in ("_", "::", "."))) and \
             max(map(len, parts), default=0) > 1  # .netrc, trust_env; not e.g / i.e
@@ -363,9 +365,14 @@ _NUMBER_PATTERN = re.compile(r"\d+(?:\.\d+)*(?:\.?[xX])+|\d+s")
 # stays a mixed name. "short 8-character IDs" was refused on Kinto's docs, which call them "short"
 # (bench/history/session-66.md, "Abstention: three word probes")
 _MEASURE = re.compile(r"\d+(?:\.\d+)?((?:-[a-z]+)+)")
-# A version number written with a "v" or a pre-release part (v1.2.0, 1.0.0-b0, 2.1rc1, 3.0.0.dev2): a number, as
-# 1.2.0 is (`question_names`); "put a `v` in front of the tags, like v1.2.0" was refused for "they never mention v1.2.0"
-_VERSION = re.compile(r"[vV]?\d+(?:\.\d+)+(?:[-.+]?(?:a|b|c|rc|alpha|beta|pre|dev|post)\.?\d*)?")
+# A version number written with a "v" or a pre-release part (v1.2.0, 1.0.0-b0, 2.1rc1, 3.0.0.dev2), a build's
+# letter (CPython's free-threaded 3.13t, OpenSSL's 1.1.1w) or an English label before a "-" (a tag such as
+# release-2.3.0, pre-1.0): a number, as 1.2.0 is (`question_names`, `_version`); "put a `v` in front of the tags,
+# like v1.2.0" was refused for "they never mention v1.2.0", Cython's "free-threaded CPython 3.13t" for 3.13t and
+# python-semantic-release's "tags like release-2.3.0" for release-2.3.0 (bench/history/session-68.md, "Abstention:
+# the 14 refusals")
+_VERSION = re.compile(r"(?:(?P<label>[a-z]+(?:-[a-z]+)*)-)?[vV]?\d+(?:\.\d+)+"
+                      r"(?:[-.+]?(?:a|b|c|rc|alpha|beta|pre|dev|post)\.?\d*|[a-z])?")
 # The user's own literals, which docs never need to mention: an address with a port (localhost:3000,
 # 127.0.0.1:8080, db.internal.example.com:5432), a URL (https://api.example.com/v1), a path (/users/me, ~/.config/app,
 # ./build), a host name under a top-level domain (api.mycompany.com, db.internal.io; with one dot only under
@@ -379,6 +386,28 @@ _USER_LITERAL = re.compile(_HOST + r"(?::\d+)?(?:/\S*)?|[a-zA-Z][\w+.-]*://\S*"
 # are spelled. A name when written as an option or in backticks (`question_names`); judged by its parts, as the
 # docs may write a part closed up with a prefix (multi-threaded / multithreaded)
 KEBAB = re.compile(r"-*[a-z]+(?:-[a-z]+)+")
+
+
+# A program's run-commands file (.bashrc, .zshrc, .vimrc): `_program_rc`
+_RC_FILE = re.compile(r"\.([a-z]+)rc")
+
+
+def _program_rc(token: str, words: frozenset[str]) -> bool:
+    """True when `token` is the run-commands file of a program the question names in its own words (`words`: the
+    lower-case words of the whole question): "I want tab completion in bash ... What do I put in .bashrc?" — the
+    file is where the user puts what the docs say for bash, and bash, which the question states, is the name that
+    counts (judged as any other word of it). Not a dotfile named after no word of the question: ".netrc" (a file
+    format of its own, "Does urllib3 read proxy credentials from my .netrc file?"), ".vimrc" asked without vim.
+    jj's jj-i10 was refused for ".bashrc" (bench/history/session-68.md, "Abstention: the 14 refusals")."""
+    m = _RC_FILE.fullmatch(token)
+    return m is not None and m.group(1) in words
+
+
+def _version(token: str) -> bool:
+    """True when `token` is a version number (`_VERSION`: "v1.2.0", "3.13t", "release-2.3.0") whose label, if any,
+    is English words (`english.lowercase_name` False: "release", "pre"; not the product of "gevent-1.4")."""
+    m = _VERSION.fullmatch(token)
+    return m is not None and not any(lowercase_name(w) for w in (m.group("label") or "").split("-") if w)
 
 
 def _measure(token: str) -> bool:
