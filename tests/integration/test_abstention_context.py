@@ -7,9 +7,8 @@ corpus."""
 from __future__ import annotations
 
 import pytest
-from offline_index import indexed_folder
+from offline_index import extractive_workspace
 from ragls.embedding.embed import offline_model_dir
-from ragls.workspace.rag_workspace import RagWorkspace
 
 pytestmark = pytest.mark.skipif(offline_model_dir() is None, reason="needs ragls[offline]")
 
@@ -51,10 +50,8 @@ in the map's `converters` dict under a name. A placeholder without a converter u
 
 @pytest.fixture(scope="module")
 def ws(tmp_path_factory):
-    folder = indexed_folder(tmp_path_factory.mktemp("context"), PAGES, toml='[generation]\nbackend = "none"\n')
-    w = RagWorkspace([folder])
-    yield w
-    w.close()
+    with extractive_workspace(tmp_path_factory.mktemp("context"), PAGES) as w:
+        yield w
 
 
 @pytest.mark.parametrize("question", [

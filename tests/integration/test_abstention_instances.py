@@ -8,12 +8,11 @@ about a name the docs never mention still abstains."""
 from __future__ import annotations
 
 import pytest
-from offline_index import indexed_folder
+from offline_index import extractive_workspace
 from ragls.embedding.embed import offline_model_dir
 from ragls.retrieval.absent_names import digit_pattern
 from ragls.retrieval.asking import asked_clause
 from ragls.retrieval.names import question_names
-from ragls.workspace.rag_workspace import RagWorkspace
 
 pytestmark = pytest.mark.skipif(offline_model_dir() is None, reason="needs ragls[offline]")
 
@@ -65,10 +64,8 @@ def test_a_numbered_name_has_a_pattern_and_a_premise_is_the_situation():
 
 @pytest.fixture(scope="module")
 def ws(tmp_path_factory):
-    w = RagWorkspace([indexed_folder(tmp_path_factory.mktemp("instances"), DOCS,
-                                     toml='[generation]\nbackend = "none"\n')])
-    yield w
-    w.close()
+    with extractive_workspace(tmp_path_factory.mktemp("instances"), DOCS) as w:
+        yield w
 
 
 @pytest.mark.parametrize("question", [

@@ -14,10 +14,9 @@ still abstain. A call written without backticks is judged by its callees, not it
 from __future__ import annotations
 
 import pytest
-from offline_index import indexed_folder
+from offline_index import extractive_workspace
 from ragls.embedding.embed import offline_model_dir
 from ragls.retrieval.names import name_terms, question_names
-from ragls.workspace.rag_workspace import RagWorkspace
 
 pytestmark = pytest.mark.skipif(offline_model_dir() is None, reason="needs ragls[offline]")
 
@@ -89,10 +88,8 @@ def test_a_calls_arguments_are_the_users():
 
 @pytest.fixture(scope="module")
 def ws(tmp_path_factory):
-    w = RagWorkspace([indexed_folder(tmp_path_factory.mktemp("own"), DOCS,
-                                     toml='[generation]\nbackend = "none"\n')])
-    yield w
-    w.close()
+    with extractive_workspace(tmp_path_factory.mktemp("own"), DOCS) as w:
+        yield w
 
 
 @pytest.mark.parametrize("question", [

@@ -6,10 +6,9 @@ rule was not fitted on — a near miss the word model refuses still abstains, it
 from __future__ import annotations
 
 import pytest
-from offline_index import indexed_folder
+from offline_index import extractive_workspace
 from ragls.embedding.embed import offline_model_dir
 from ragls.retrieval.abstention import PARAPHRASE_COSINE, Evidence
-from ragls.workspace.rag_workspace import RagWorkspace
 
 pytestmark = pytest.mark.skipif(offline_model_dir() is None, reason="needs ragls[offline]")
 
@@ -52,10 +51,8 @@ def test_a_paraphrase_the_focus_sentence_means_is_refused_only_under_a_veto():
 
 @pytest.fixture(scope="module")
 def ws(tmp_path_factory):
-    w = RagWorkspace([indexed_folder(tmp_path_factory.mktemp("paraphrase"), DOCS,
-                                     toml='[generation]\nbackend = "none"\n')])
-    yield w
-    w.close()
+    with extractive_workspace(tmp_path_factory.mktemp("paraphrase"), DOCS) as w:
+        yield w
 
 
 def test_a_near_miss_on_an_unseen_corpus_still_abstains(ws):

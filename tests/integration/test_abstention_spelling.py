@@ -6,11 +6,10 @@ the same share of its words in the focus as the question spelt as the docs spell
 from __future__ import annotations
 
 import pytest
-from offline_index import indexed_folder
+from offline_index import extractive_workspace
 from ragls.core.analysis import variant_term
 from ragls.embedding.embed import offline_model_dir
 from ragls.retrieval.absent_meaning import lacking_words
-from ragls.workspace.rag_workspace import RagWorkspace
 
 pytestmark = pytest.mark.skipif(offline_model_dir() is None, reason="needs ragls[offline]")
 
@@ -42,10 +41,8 @@ def test_variant_term_pairs_the_two_spellings_index_terms():
 
 @pytest.fixture(scope="module")
 def ws(tmp_path_factory):
-    w = RagWorkspace([indexed_folder(tmp_path_factory.mktemp("spelling"), DOCS,
-                                     toml='[generation]\nbackend = "none"\n')])
-    yield w
-    w.close()
+    with extractive_workspace(tmp_path_factory.mktemp("spelling"), DOCS) as w:
+        yield w
 
 
 @pytest.mark.parametrize("british, american", [

@@ -9,11 +9,10 @@ such questions are answered, and a question about a name the docs never mention 
 from __future__ import annotations
 
 import pytest
-from offline_index import indexed_folder
+from offline_index import extractive_workspace
 from ragls.embedding.embed import offline_model_dir
 from ragls.retrieval.english import american_spellings
 from ragls.retrieval.names import question_names
-from ragls.workspace.rag_workspace import RagWorkspace
 
 pytestmark = pytest.mark.skipif(offline_model_dir() is None, reason="needs ragls[offline]")
 
@@ -63,10 +62,8 @@ def test_american_spellings():
 
 @pytest.fixture(scope="module")
 def ws(tmp_path_factory):
-    w = RagWorkspace([indexed_folder(tmp_path_factory.mktemp("spellings"), DOCS,
-                                     toml='[generation]\nbackend = "none"\n')])
-    yield w
-    w.close()
+    with extractive_workspace(tmp_path_factory.mktemp("spellings"), DOCS) as w:
+        yield w
 
 
 @pytest.mark.parametrize("question", [

@@ -7,9 +7,8 @@ in no measured corpus."""
 from __future__ import annotations
 
 import pytest
-from offline_index import indexed_folder
+from offline_index import extractive_workspace
 from ragls.embedding.embed import offline_model_dir
-from ragls.workspace.rag_workspace import RagWorkspace
 
 pytestmark = pytest.mark.skipif(offline_model_dir() is None, reason="needs ragls[offline]")
 
@@ -77,11 +76,8 @@ PAGES.update({f"endpoints/{name}.md": f"# The {name} endpoint\n\nThe `/{name}` e
 
 @pytest.fixture(scope="module")
 def ws(tmp_path_factory):
-    folder = indexed_folder(tmp_path_factory.mktemp("subject"), PAGES, filler=False,
-                            toml='[generation]\nbackend = "none"\n')
-    w = RagWorkspace([folder])
-    yield w
-    w.close()
+    with extractive_workspace(tmp_path_factory.mktemp("subject"), PAGES, filler=False) as w:
+        yield w
 
 
 def test_a_number_beside_a_term_every_passage_holds_states_no_value(ws):

@@ -6,9 +6,8 @@ is retrieval/asked_value.py; the fixture docs and the small pool/resolver pages 
 from __future__ import annotations
 
 import pytest
-from offline_index import fixture_workspace, indexed_folder
+from offline_index import extractive_workspace, fixture_workspace
 from ragls.embedding.embed import offline_model_dir
-from ragls.workspace.rag_workspace import RagWorkspace
 
 pytestmark = pytest.mark.skipif(offline_model_dir() is None, reason="needs ragls[offline]")
 
@@ -202,11 +201,9 @@ The resolver caches the addresses it looks up, so repeated calls to a host skip 
 
 @pytest.fixture(scope="module")
 def pool_ws(tmp_path_factory):
-    folder = indexed_folder(tmp_path_factory.mktemp("pool"), {"pool.md": POOL_DOCS, "resolver.rst": RESOLVER_DOCS},
-                            filler=False, toml='[generation]\nbackend = "none"\n')
-    w = RagWorkspace([folder])
-    yield w
-    w.close()
+    with extractive_workspace(tmp_path_factory.mktemp("pool"), {"pool.md": POOL_DOCS, "resolver.rst": RESOLVER_DOCS},
+                              filler=False) as w:
+        yield w
 
 
 def test_a_value_is_judged_by_what_the_question_measures(pool_ws):
@@ -332,12 +329,9 @@ To fetch a page again, queue a new job for it; the retry log shows every fetch.
 
 @pytest.fixture(scope="module")
 def settings_ws(tmp_path_factory):
-    folder = indexed_folder(tmp_path_factory.mktemp("settings"), {"settings.rst": SETTINGS_DOCS,
-                                                                   "jobs.md": HANDBOOK_DOCS},
-                            filler=False, toml='[generation]\nbackend = "none"\n')
-    w = RagWorkspace([folder])
-    yield w
-    w.close()
+    with extractive_workspace(tmp_path_factory.mktemp("settings"),
+                              {"settings.rst": SETTINGS_DOCS, "jobs.md": HANDBOOK_DOCS}, filler=False) as w:
+        yield w
 
 
 def test_the_subject_is_named_in_the_clause_that_asks_for_the_value(settings_ws):
@@ -409,11 +403,8 @@ finds no live worker gets a `503 Service Unavailable` response. One way to see t
 
 @pytest.fixture(scope="module")
 def worker_ws(tmp_path_factory):
-    folder = indexed_folder(tmp_path_factory.mktemp("workers"), {"workers.md": WORKER_DOCS}, filler=False,
-                            toml='[generation]\nbackend = "none"\n')
-    w = RagWorkspace([folder])
-    yield w
-    w.close()
+    with extractive_workspace(tmp_path_factory.mktemp("workers"), {"workers.md": WORKER_DOCS}, filler=False) as w:
+        yield w
 
 
 def test_a_number_that_names_a_thing_states_no_value(worker_ws):
@@ -447,11 +438,8 @@ Connections are returned to the pool once the response body has been read.
 
 @pytest.fixture(scope="module")
 def keepalive_ws(tmp_path_factory):
-    folder = indexed_folder(tmp_path_factory.mktemp("keepalive"), {"pooling.md": POOL_DOCS}, filler=False,
-                            toml='[generation]\nbackend = "none"\n')
-    w = RagWorkspace([folder])
-    yield w
-    w.close()
+    with extractive_workspace(tmp_path_factory.mktemp("keepalive"), {"pooling.md": POOL_DOCS}, filler=False) as w:
+        yield w
 
 
 def test_a_percentage_states_no_duration_and_no_count(keepalive_ws):
