@@ -13,11 +13,10 @@ value asked outright still abstain."""
 from __future__ import annotations
 
 import pytest
-from offline_index import indexed_folder
+from offline_index import extractive_workspace
 from ragls.embedding.embed import offline_model_dir
 from ragls.retrieval.asked_value import asked_value
 from ragls.retrieval.names import question_names
-from ragls.workspace.rag_workspace import RagWorkspace
 
 pytestmark = pytest.mark.skipif(offline_model_dir() is None, reason="needs ragls[offline]")
 
@@ -87,10 +86,8 @@ def test_an_indirect_question_continued_asks_no_value():
 
 @pytest.fixture(scope="module")
 def ws(tmp_path_factory):
-    w = RagWorkspace([indexed_folder(tmp_path_factory.mktemp("values"), DOCS,
-                                     toml='[generation]\nbackend = "none"\n')])
-    yield w
-    w.close()
+    with extractive_workspace(tmp_path_factory.mktemp("values"), DOCS) as w:
+        yield w
 
 
 @pytest.mark.parametrize("question", [
