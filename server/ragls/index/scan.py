@@ -18,7 +18,7 @@ from ragls.core.errors import Skipped
 from ragls.core.ir import Document
 from ragls.core.uris import key_path
 from ragls.index.chunking import no_text_reason
-from ragls.sources.convert import UNSTAMPED, load_source, read_stamp
+from ragls.sources.convert import UNSTAMPED, conversion_outdated, load_source, read_stamp
 from ragls.sources.walk import OUTSIDE_LINK, FileFilter, walk_with
 from ragls.stores.manifest import FileRecord
 
@@ -134,7 +134,8 @@ class TextScan:
                 except OSError:
                     deleted.append(rel)
                     continue
-                if rec.size == st.st_size and rec.mtime_ns == st.st_mtime_ns:
+                if rec.size == st.st_size and rec.mtime_ns == st.st_mtime_ns and \
+                        not conversion_outdated(rel, rec.content_hash, self.settings.document_loaders):
                     report.unchanged += 1
                     continue
             stamp = read_stamp(path, rel, self.settings.sources.max_file_bytes, self.settings.document_loaders)

@@ -15,6 +15,7 @@ from ragls.core.errors import RequestFailed, Skipped
 from ragls.embedding.embed import Embedder
 from ragls.index.indexer import FolderIndex, SyncReport
 from ragls.index.scan import VANISHED, load_indexable  # the workspace scan's reading and no-text check
+from ragls.sources.convert import conversion_outdated
 from ragls.sources.load import os_error_skip
 
 
@@ -88,7 +89,8 @@ class SourcesIndex(FolderIndex):
                 report.skipped.append(os_error_skip(path, exc, VANISHED))
                 listed.discard(path)
                 continue
-            if rec is not None and rec.size == st.st_size and rec.mtime_ns == st.st_mtime_ns:
+            if rec is not None and rec.size == st.st_size and rec.mtime_ns == st.st_mtime_ns and \
+                    not conversion_outdated(path, rec.content_hash, s.document_loaders, loader):
                 report.unchanged += 1
                 continue
             loaded = load_indexable(p.parent, p.name, s, loader)

@@ -301,11 +301,47 @@ def docx_text(data: bytes) -> str:
     return re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip() + "\n"
 
 
+#: The version of each built-in converter's text, bumped when it gives other text for the same bytes. A converted
+#: document's `content_hash` carries it after a "~" (`converted_hash`; version 1 adds nothing, as every index made
+#: before versions records it), so an index that holds the text of an older version reads the file again at the next
+#: full scan though its size and mtime are the same (`conversion_outdated`); `ragls rebuild` is not needed.
+#: html 2: bare text beside paragraphs kept, metadata read only for a title (session 67).
+CONVERTER_VERSIONS = {"html": 2, "pdf": 1, "docx": 1}
+
+
+def converter(ext: str) -> str | None:
+    """The built-in converter of extension `ext` ("html" for html, htm and xhtml; "pdf", "docx"), else None."""
+    return "html" if ext in HTML_EXTENSIONS else ext if ext in CONVERTER_VERSIONS else None
+
+
+def converted_hash(data: bytes, name: str) -> str:
+    """The `content_hash` of bytes converted by the built-in converter `name` ("html", "pdf", "docx"): the bytes'
+    sha256 hex, then "~" and the converter's version when above 1 (`CONVERTER_VERSIONS`)."""
+    version = CONVERTER_VERSIONS[name]
+    return content_hash(data) + (f"~{version}" if version > 1 else "")
+
+
+def conversion_outdated(rel_path: str, recorded_hash: str, loaders: dict[str, str] | None = None,
+                        loader: str | None = None) -> bool:
+    """Whether the index's `recorded_hash` of the file `rel_path` (read by `loader`, a `name:` source prefix, or by
+    its extension) is of an older version of its built-in converter's text than `CONVERTER_VERSIONS` (no "~":
+    version 1), so the file must be converted again though unchanged. False for a file no built-in converter reads
+    (plain text, a `[document_loaders]` program)."""
+    ext = extension(rel_path)
+    chosen = loader or (ext if ext in (loaders or {}) else None)  # as `load_source` chooses
+    name = None if chosen in (loaders or {}) else converter(chosen or ext)
+    if name is None:
+        return False
+    _, tilde, version = recorded_hash.partition("~")
+    return (int(version) if tilde and version.isdigit() else 1) != CONVERTER_VERSIONS[name]
+
+
 def convert_bytes(label: str, data: bytes, ext: str, *, content_type: str = "",
                   timeout_s: float | None = None) -> Document:
     """Bytes of a PDF, DOCX or HTML document (by `ext`, or an HTML `content_type`) → a `Document` labelled
-    `label` (folder "", `content_hash` of the bytes). Raises ValueError when the bytes cannot be converted, or a
-    PDF's text takes more than `timeout_s` seconds to read (`pdf_pages`)."""
+    `label` (folder "", `content_hash` of the bytes and the converter's version: `converted_hash`). Raises
+    ValueError when the bytes cannot be converted, or a PDF's text takes more than `timeout_s` seconds to read
+    (`pdf_pages`)."""
     marks: tuple = ()
     if ext == "pdf":
         text, marks = pdf_text(data, timeout_s)
@@ -320,13 +356,15 @@ def convert_bytes(label: str, data: bytes, ext: str, *, content_type: str = "",
     else:
         raise ValueError(f"no converter for .{ext}")
     text = normalize_line_ends(text)  # a lone CR in a PDF's or a paragraph's text: same length, so `marks` hold
-    return Document(folder="", path=label, text=text, content_hash=content_hash(data), kind=kind,
+    name = "pdf" if ext == "pdf" else "docx" if ext == "docx" else "html"
+    return Document(folder="", path=label, text=text, content_hash=converted_hash(data, name), kind=kind,
                     size=len(data), mtime_ns=0, marks=marks)
 
 
 # Bump when a built-in converter or `index.chunking.no_text_reason` decides differently: every skipped file is read
-# again on the next scan (`read_stamp`).
-SKIP_VERSION = 1
+# again on the next scan (`read_stamp`). 2: HTML's bare text in layout containers (session 67) gives text to pages
+# that had none.
+SKIP_VERSION = 2
 # Skip reasons that can change while a file's size and mtime do not (its permissions, a race): never stamped.
 UNSTAMPED = ("unreadable", "vanished", "not a regular file")
 
