@@ -114,6 +114,20 @@ H.it("a ragls.toml Neovim will ask about gets a line saying what allowing it cha
   H.ok(narrow and vim.fn.strdisplaywidth(narrow) <= 46, "narrow echo area: a shorter one: " .. tostring(narrow))
 end)
 
+H.it("ui.input hands on the answer without its spaces, and nothing when it is cancelled or blank", function()
+  local input, got = vim.ui.input, {}
+  for _, answer in ipairs({ "  frobnicator timeout \t", "   ", "", false }) do
+    vim.ui.input = function(_, on_confirm)
+      on_confirm(answer or nil)
+    end
+    ui.input({ prompt = "Ask ragls: " }, function(text)
+      table.insert(got, text)
+    end)
+  end
+  vim.ui.input = input
+  H.eq({ "frobnicator timeout" }, got, "texts handed on")
+end)
+
 H.it("insert_commit_message puts the message above the comment lines", function()
   local buf = vim.api.nvim_create_buf(false, true)
   vim.api.nvim_buf_set_lines(buf, 0, -1, false, { "", "# Please enter the commit message", "#", "# On branch main" })

@@ -270,9 +270,7 @@ local function set_keymaps(buf)
       return
     end
     ui.input({ prompt = #M.thread.turns > 0 and "Follow-up: " or "Ask ragls: " }, function(input)
-      if input and vim.trim(input) ~= "" then
-        M.ask(input)
-      end
+      M.ask(input)
     end)
   end, "open the source under the cursor, else ask a follow-up")
   map("gs", M.follow, "open the source under the cursor")

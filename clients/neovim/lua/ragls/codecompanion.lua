@@ -171,11 +171,7 @@ function M.slash_command(chat, query)
   if query and vim.trim(query) ~= "" then
     return run(vim.trim(query))
   end
-  ui.input({ prompt = "Search the docs (ragls): " }, function(input)
-    if input and vim.trim(input) ~= "" then
-      run(vim.trim(input))
-    end
-  end)
+  ui.input({ prompt = "Search the docs (ragls): " }, run)
 end
 
 --- The entry for codecompanion's `interactions.chat.slash_commands`.

@@ -240,9 +240,7 @@ function M.ask(question, opts)
   opts = opts or {}
   if not question or vim.trim(question) == "" then
     ui.input({ prompt = "Ask ragls: " }, function(input)
-      if input and vim.trim(input) ~= "" then
-        M.ask(input, opts)
-      end
+      M.ask(input, opts)
     end)
     return
   end

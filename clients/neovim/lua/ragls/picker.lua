@@ -317,11 +317,7 @@ function M.pick(text, rag)
     M.select(text)
     return
   end
-  ui.input({ prompt = "RagQuery: " }, function(input)
-    if input and vim.trim(input) ~= "" then
-      M.select(vim.trim(input))
-    end
-  end)
+  ui.input({ prompt = "RagQuery: " }, M.select)
 end
 
 return M

@@ -184,11 +184,7 @@ function M.pick(text, starting)
   if text ~= "" then
     show(text)
   else
-    ui.input({ prompt = "RagQuery: " }, function(input)
-      if input and vim.trim(input) ~= "" then
-        show(vim.trim(input))
-      end
-    end)
+    ui.input({ prompt = "RagQuery: " }, show)
   end
   return handle
 end

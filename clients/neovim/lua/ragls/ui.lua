@@ -382,16 +382,19 @@ end
 
 --- |vim.ui.input| that clears the command line once answered: Neovim's own (|input()|) left "Ask ragls: <question>"
 --- there while the answer streamed into its float, until something else was echoed. (A plugin's input, a float:
---- snacks, dressing, leaves nothing there; the clearing echoes nothing then either.) `on_confirm(input)` as
---- vim.ui.input's: nil when cancelled.
+--- snacks, dressing, leaves nothing there; the clearing echoes nothing then either.) `on_text(text)` gets the
+--- answer without its surrounding spaces, and is not called when it is cancelled or blank (what every prompt of the
+--- plugin asks for: a question or a query).
 ---@param opts table vim.ui.input's
----@param on_confirm fun(input: string|nil)
-function M.input(opts, on_confirm)
+---@param on_text fun(text: string)
+function M.input(opts, on_text)
   vim.ui.input(opts, function(input)
     -- (an :echo right after input() leaves its text: the screen still owes input()'s own redraw)
     vim.cmd("redraw")
     vim.cmd.echo('""')
-    on_confirm(input)
+    if input and vim.trim(input) ~= "" then
+      on_text(vim.trim(input))
+    end
   end)
 end
 
