@@ -16,8 +16,8 @@ from ragls.answer.labels import CODE_SPAN
 from ragls.answer.passages import EXTRACTIVE_MAX_SENTENCE_CHARS, Unit, chunk_units
 from ragls.core.ir import Hit
 
-__all__ = ["FOCUS_SENTENCE_LINES", "LEAD_CODE_LINES", "NEXT_REFERENCE_WORDS", "REFERENCE_HEAD_WORDS", "SHORT_CODE_LINES",
-           "alternative", "antecedent", "code_lines", "continues", "describes", "explains", "joined_sentences", "quotes", "read_with_neighbours", "shows_how", "with_code_after"]
+__all__ = ["FOCUS_SENTENCE_LINES", "LEAD_CODE_LINES", "NEXT_REFERENCE_WORDS", "POINTER", "REFERENCE_HEAD_WORDS", "SHORT_CODE_LINES",
+           "alternative", "antecedent", "code_lines", "continues", "describes", "explains", "joined_sentences", "names_before", "quotes", "read_with_neighbours", "shows_how", "with_code_after"]
 
 FOCUS_SENTENCE_LINES = 6  # the most lines a focus sentence (or list item) spans on its own (answer/focus.py)
 SHORT_CODE_LINES = 3  # a code block after a sentence this short (lines of code) comes with it when on topic
@@ -75,6 +75,8 @@ def read_with_neighbours(picked: list[tuple[int, Unit]], hits: dict[int, Hit], q
             unit = replace(unit, sentence=joined_sentences(prev.sentence, unit.sentence), line=prev.line)
         elif prev is not None and describes(prev, unit) and free(n, prev):
             unit = replace(unit, sentence=_with_fields(prev.sentence, unit.sentence), line=prev.line)
+        elif prev is not None and names_before(prev, unit, query, hit.chunk.text) and free(n, prev):
+            unit = replace(unit, sentence=joined_sentences(prev.sentence, unit.sentence), line=prev.line)
         mine = pointed_at(identifier_words(own.scored_text), query)
         if at is not None and not own.attached:
             nxt = with_code_after(found[at + 1], query) if at + 1 < len(found) else None
@@ -399,6 +401,34 @@ def antecedent(prev: Unit, unit: Unit) -> bool:
     words = passage_words(unit.sentence)
     return any(len(named := identifier_words(m.group(0))) >= 2 and named <= words
                for m in IDENTIFIER.finditer(prev.sentence))
+
+
+# A sentence that sends the reader elsewhere: "See `kitty --help` for details.", "Please see borg_compression for all
+# options.", "Refer to the changelog.", "For more information, see ..."
+POINTER = re.compile(r"^(?:(?:Please,?\s+)?(?:see|refer to|consult|check out)\b|for (?:more|further|additional|full|all|the full)"
+                     r"\b[^.]*?\bsee\b)", re.IGNORECASE)
+
+
+def names_before(prev: Unit, unit: Unit, query: set[str] | frozenset[str], text: str) -> bool:
+    """Whether `prev`, the sentence right before passage `unit` in the same paragraph of chunk text `text` (it ends
+    on `unit`'s first line or the line before it, no blank line between), is read with `unit`
+    (`read_with_neighbours`): it names an identifier the question's words `query` point at (`pointed_at`) that
+    `unit` does not name, and it is no pointer elsewhere (`POINTER`: "See `kitty --help` for details."). A page often names the setting in one sentence and says what it does in the next, in the
+    question's words: "You can configure the set of private commits by setting `git.private-commits` to a revset."
+    / "The value is a revset of commits that Jujutsu will refuse to push." — the second quoted alone answers "how do
+    I make jj refuse to push ..." without the name to set. The mirror of the next sentence naming such an
+    identifier (`read_with_neighbours`). Never list items, table rows or fields (`Unit.item`), a `prev` carrying a
+    block, a pair of EXTRACTIVE_MAX_SENTENCE_CHARS characters or more or of FOCUS_SENTENCE_LINES lines or more (as
+    `antecedent`)."""
+    if unit.item or prev.item or prev.attached or POINTER.match(_LABEL.sub("", prev.sentence, count=1)) \
+            or len(prev.sentence) + len(unit.sentence) >= EXTRACTIVE_MAX_SENTENCE_CHARS \
+            or unit.end - prev.line >= FOCUS_SENTENCE_LINES:
+        return False
+    lines = text.split("\n")
+    if not (unit.line == prev.end or (unit.line == prev.end + 1 < len(lines) and lines[prev.end].strip()
+                                      and lines[unit.line].strip())):
+        return False
+    return bool(pointed_at(identifier_words(prev.sentence), query) - pointed_at(identifier_words(unit.scored_text), query))
 
 
 # A reference entry's field ("**Command line:** `--reload`", "**Environment Variable**: `POETRY_CACHE_DIR`"): a bold
