@@ -2,7 +2,8 @@
 `retrieval.settings_page_weight`): a question asking what to set in the config has the tutorial that mentions the
 flag first with the prior off; with the default the settings page (config/) that states the setting ranks first,
 scored × the weight, every other chunk as before; a question without that asking clause changes nothing. A page not
-named as the settings whose table of options states the flag (`doc_kind.defines_setting`) is weighed alike."""
+named as the settings whose table of options states the flag (`doc_kind.defines_setting`) is weighed alike; so is a
+page named by the settings reference's other common names, "conf" and "options"."""
 
 from __future__ import annotations
 
@@ -89,3 +90,15 @@ def test_a_table_of_options_is_weighed_as_a_settings_page(reference_folder):
     got = ranked(reference_folder, WHICH, None)
     assert got[0][0] == "reference/test-command.md"
     assert got[0][1] == pytest.approx(1.2 * dict(off)["reference/test-command.md"])
+
+
+@pytest.mark.parametrize("path", ["conf.md", "caddyfile/options.md"])
+def test_a_page_named_conf_or_options_is_a_settings_page(tmp_path, path):
+    """The settings reference by its other common names: kitty's `conf.rst` (kitty.conf) and Caddy's
+    `caddyfile/options.md` (global options) state each setting once, as `config/` does above."""
+    folder = indexed_folder(tmp_path, {"tutorials/testing.md": TUTORIAL, path: SETTINGS})
+    off = ranked(folder, ASKING, 1.0)
+    assert off[0][0] == "tutorials/testing.md"
+    got = ranked(folder, ASKING, None)
+    assert got[0][0] == path
+    assert got[0][1] == pytest.approx(1.2 * dict(off)[path])

@@ -139,6 +139,8 @@ def test_asks_for_setting(question, asks):
 
 @pytest.mark.parametrize(("path", "named"), [("config/hatch.md", True), ("topics/settings.rst", True),
                                              ("user-guide/configuration.md", True), ("Config.md", True),
+                                             ("conf.rst", True), ("caddyfile/options.md", True),
+                                             ("Options.rst", True), ("conference.md", False),
                                              ("topics/optimize.rst", False), ("configuring-logging.md", False),
                                              ("tutorials/testing/overview.md", False)])
 def test_settings_pages_by_name(path, named):

@@ -108,10 +108,12 @@ Settings pages (`retrieval.settings_page_weight`, `settings_factors`): when the 
 or what to set ("Which setting does that?", "What do I set in the config?", "What value do I put in my settings?",
 "How do I configure that?"), or about a default ("How many times does it retry by default?", "What is the
 default timeout?", "Can I make that the project default?"; `asks_for_setting`), a chunk of a page named as the project's settings — a folder or file
-called "config", "configuration" or "settings" (`config/hatch.md`, `topics/settings.rst`, `user-guide/configuration.md`)
-— among the first `SETTINGS_HEAD` fused entries is scored × the weight (above 1). Documentation states each setting
-once, on its settings page, and tells the task around it on tutorial and how-to pages (Diataxis' reference against
-its guides): a question about the task without that asking clause is theirs, a question asking for the setting is the
+called "config", "configuration", "settings", "conf" or "options" (`config/hatch.md`, `topics/settings.rst`,
+`user-guide/configuration.md`, kitty's `conf.rst` for kitty.conf, Caddy's `caddyfile/options.md` for its global
+options, uWSGI's `Options.rst`; "conf" and "options" added in session 68: kitty-i10 and caddy-i04 first, no question
+of 63 sets lower, bench/history/session-68.md) — among the first `SETTINGS_HEAD` fused entries is scored × the weight
+(above 1). Documentation states each setting once, on its settings page, and tells the task around it on tutorial
+and how-to pages (Diataxis' reference against its guides): a question about the task without that asking clause is theirs, a question asking for the setting is the
 settings page's, and the tutorial that mentions the flag in passing otherwise wins the near tie on the task's words
 (bench/history/sessions-44-45.md, "Settings pages"). Only the first few entries are weighed: a settings chunk that neither signal
 ranks near the top is not what the question asks for, however the question is phrased.
@@ -323,7 +325,7 @@ def api_page_factors(chunks: Iterable[tuple[object, Chunk]], weight: float) -> d
 
 
 # Folder or file names (letters only, lower-cased) of a project's settings reference.
-_SETTINGS_NAMES = frozenset({"config", "configuration", "settings"})
+_SETTINGS_NAMES = frozenset({"config", "configuration", "settings", "conf", "options"})
 # A question's asking clause naming a setting as what it wants: "which setting", "what option", "what do I set",
 # "in my settings", "to Hatch's own config file", "configure" (matched on the question as written, any case) ...
 _ASKS_SETTING = re.compile(
@@ -342,7 +344,8 @@ SETTINGS_HEAD = 5
 
 def is_settings_page(chunk: Chunk) -> bool:
     """True when `chunk`'s page is a project's settings reference by name: a folder or file (without extension)
-    called "config", "configuration" or "settings" in any case (`config/hatch.md`, `settings.rst`; module docstring)."""
+    called "config", "configuration", "settings", "conf" or "options" in any case (`config/hatch.md`, `settings.rst`,
+    `conf.rst`, `caddyfile/options.md`; module docstring)."""
     return bool(_path_names(chunk.path) & _SETTINGS_NAMES)
 
 
