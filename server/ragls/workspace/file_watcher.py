@@ -8,8 +8,9 @@ one on every directory below it, node_modules and .gitignore'd build trees too (
 the watch is set up again and the folder rescanned once the new watch is set (`_run`: what happened between the
 two watches is found by the scan; a scan before it would miss a change made while the watch was being set up).
 The user's inotify limit (`fs.inotify.max_user_watches`, shared with every tool) reached: the shallowest directories
-are watched, as many as fit (`_fewer`), and rag/status says how many are not (`LIMIT_WARNING`); the full set is
-tried again whenever the watch is set up again. A directory that cannot be watched (deleted before its watch was
+are watched, as many as fit (`_fewer`), and rag/status says how many are not (`LIMIT_WARNING`); the others are
+looked at every UNWATCHED_POLL_S seconds (`DirPoll`: their entries' size and mtime), so an edit made there outside the
+editor is indexed too; the full set is tried again whenever the watch is set up again. A directory that cannot be watched (deleted before its watch was
 set, unreadable) is left out and the others watched. A failing watch (watchfiles drops a batch holding a path that
 is not UTF-8) rescans the folders and watches on, until it fails more than `MAX_WATCH_RESTARTS` times within
 `WATCH_RESTART_WINDOW_S`: then it stops and says so in `workspace.errors` (LSP didSave still updates the index).
@@ -37,8 +38,12 @@ WATCH_CHECK_MS = 1000  # how often the watch looks for new symlink targets (a fu
 IGNORE_FILES = (".gitignore", "ragls.toml", os.path.join(".git", "info", "exclude"))  # edits change the set
 # rag/status's warning while the inotify limit leaves directories unwatched (watched, wanted, unwatched).
 LIMIT_WARNING = ("file watcher: the inotify watch limit (fs.inotify.max_user_watches) is reached: {0} of {1} folders "
-                 "are watched, the shallowest first; edits in the other {2} are indexed when the editor saves them or "
-                 "at the next `ragls index`; raise the limit (sysctl fs.inotify.max_user_watches=524288) to watch all")
+                 "are watched, the shallowest first; the other {2} are looked at every {3:g} s instead, or when the "
+                 "editor saves a file there; raise the limit (sysctl fs.inotify.max_user_watches=524288) to watch all")
+# How often the directories the inotify limit leaves unwatched are looked at (`DirPoll`), at least: a poll of many
+# directories waits POLL_COST_FACTOR times its own duration before the next, so polling takes at most 2 % of a core.
+UNWATCHED_POLL_S = 10.0
+POLL_COST_FACTOR = 50
 # watchfiles' error when a directory cannot be watched names it: 'OS file watch limit reached. about ["/x/d55"]
 # (Error { kind: MaxFilesWatch, … })', 'No such file or directory (os error 2) about ["/x/gone"]'. (Its
 # `ignore_permission_denied=True` skipped every directory past the limit, and said nothing.)
@@ -57,6 +62,44 @@ def _named_path(text: str) -> str | None:
         return None
     return _DEBUG_ESCAPE.sub(lambda m: chr(int(m.group(1), 16)) if m.group(1) else _DEBUG_CHARS.get(m.group(2), m.group(2)),
                              named.group(1))
+
+
+class DirPoll:
+    """The directories the inotify limit leaves unwatched, looked at by polling: `changed()` lists the paths whose
+    entry appeared, went away or changed size, mtime or type since the last look (the first look only records them:
+    the folder was scanned when the watch was set), not following symlinks. A directory that cannot be listed any
+    more (deleted, moved) is a change itself. Each look lists every directory once (`os.scandir`, one stat an
+    entry)."""
+
+    def __init__(self, dirs: list[str]):
+        self.dirs = dirs
+        self._seen: dict[str, tuple] | None = None
+        self.cost_s = 0.0  # the last look's duration (process CPU time would count other threads)
+
+    def _entries(self) -> dict[str, tuple]:
+        found: dict[str, tuple] = {}
+        for d in self.dirs:
+            try:
+                with os.scandir(d) as it:
+                    for entry in it:
+                        try:
+                            st = entry.stat(follow_symlinks=False)
+                        except OSError:
+                            continue
+                        found[entry.path] = (st.st_mode >> 12, st.st_size, st.st_mtime_ns, st.st_ino)
+            except OSError:
+                found[d] = ("unlisted",)
+        return found
+
+    def changed(self) -> list[str]:
+        """The paths that changed since the last call (none at the first)."""
+        start = time.monotonic()
+        now = self._entries()
+        before, self._seen = self._seen, now
+        self.cost_s = time.monotonic() - start
+        if before is None:
+            return []
+        return sorted(p for p in before.keys() | now.keys() if before.get(p) != now.get(p))
 
 
 class FileWatcher:
@@ -182,7 +225,7 @@ class FileWatcher:
             errors.remove(self._limit_entry)
         self._limit_entry = None
         if watched < wanted:
-            self._limit_entry = {"message": LIMIT_WARNING.format(watched, wanted, wanted - watched),
+            self._limit_entry = {"message": LIMIT_WARNING.format(watched, wanted, wanted - watched, UNWATCHED_POLL_S),
                                  "severity": "warning"}
             errors.append(self._limit_entry)
             log.warning("%s", self._limit_entry["message"])
@@ -203,6 +246,8 @@ class FileWatcher:
                     continue
                 watched = set(dirs)  # the directories wanted: one of them appearing is no new directory
                 tried = self._shallow_first(dirs) if narrowed is None else narrowed
+                poll = DirPoll(sorted(watched - set(tried))) if limited else None
+                next_poll = time.monotonic()
                 first = True
                 for changes in watchfiles.watch(*tried, stop_event=self._stop, debounce=50, step=25,
                                                 watch_filter=self._watch_filter(watchfiles.DefaultFilter()),
@@ -216,6 +261,10 @@ class FileWatcher:
                         self.worker.request_sync()
                     if changes:
                         self.worker.notify(path for _, path in changes)
+                    if poll is not None and time.monotonic() >= next_poll:  # the directories left unwatched
+                        if polled := poll.changed():
+                            self.worker.notify(polled)
+                        next_poll = time.monotonic() + max(UNWATCHED_POLL_S, POLL_COST_FACTOR * poll.cost_s)
                     if self._rewatch(changes, watched):
                         break
                 else:
