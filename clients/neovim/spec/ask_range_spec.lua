@@ -17,6 +17,17 @@ H.it("a visual range is sent as an ephemeral document; its source jumps back to 
   vim.fn.writefile({ "# Pantry", "", "Unrelated line.", "", "## Rations", "",
     "The zorblax ration is 17 biscuits per day.", "Biscuits are stored in the blue tin." }, notes)
   vim.cmd.edit(vim.fn.fnameescape(notes))
+  -- :'<,'>RagAsk without a question: the prompt names the lines it asks about, as the heading does (it said "Ask
+  -- ragls: " as for any question; VS Code's input box names them too)
+  local input, prompts = vim.ui.input, {}
+  vim.ui.input = function(opts, on_confirm)
+    table.insert(prompts, opts.prompt)
+    on_confirm(nil)
+  end
+  local ok, err = pcall(vim.cmd, "5,8RagAsk")
+  vim.ui.input = input
+  assert(ok, err)
+  H.eq({ "Ask about " .. vim.fn.fnamemodify(notes, ":~:.") .. ":5-8: " }, prompts, "the prompt")
   local documents, sent_text
   local win, buf, result = H.with_request_spy("rag/ask", function(params)
     documents = vim.deepcopy(params.documents)

@@ -128,6 +128,18 @@ H.it("the statusline keeps an indexing step's percentage, and fits a split windo
   progress.on_progress({ token = "t-pct", value = { kind = "end" } })
 end)
 
+H.it(":RagStatus has a row for the indexing under way", function()
+  local progress = require("ragls.progress")
+  progress.on_progress({ token = "t-row", value = { kind = "begin", title = "ragls: indexing",
+    message = "for faster answers 120/288 sections, step 3 of 3", percentage = 78 } })
+  -- It said "indexed 3 min ago" alone while the statusline said "indexing 78%" (steps 2 and 3 run after the first
+  -- pass, which sets that time, and rag/status does not count step 3).
+  local lines = require("ragls.status_view").status_lines(H.request_sync(client, "rag/status", vim.empty_dict()).result)
+  progress.on_progress({ token = "t-row", value = { kind = "end" } })
+  H.ok(vim.tbl_contains(lines, "Progress   indexing for faster answers 120/288 sections, step 3 of 3 (78%)"),
+    table.concat(lines, "\n"))
+end)
+
 H.it(":checkhealth ragls reports OK for Neovim, config, server and index, and names the fallback model", function()
   vim.cmd("checkhealth ragls")
   H.eq("checkhealth", vim.bo.filetype, "health buffer")

@@ -345,6 +345,12 @@ H.it(":RagTrust asks again about a ragls.toml you denied, and the running server
     return false
   end
   H.contains(H.wait_for(warning, 30000, "the untrusted ragls.toml's warning"), "document_loaders")
+  -- The server's notice at start (window/showMessage) said to run `ragls trust DIR` in a shell, which applies only
+  -- once the server restarts: rag/status has it as the file's warning with its how-to-trust end, said the Neovim way.
+  local notice = H.wait_for(function() return H.notes_matching("so these settings were ignored: document_loaders")[1] end,
+    30000, "the server's notice")
+  H.ok(vim.endswith(notice.msg, "; read the file, then run :RagTrust to use them")
+    and not notice.msg:find("ragls trust", 1, true), notice.msg)
   H.notes = {}
   -- (a)llow at vim.secure's question: `nvim -l` runs in silent mode, where confirm() answers its default (ignore)
   -- without asking, so the key the user presses is given here; the question is recorded

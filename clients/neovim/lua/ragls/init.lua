@@ -239,7 +239,10 @@ end
 function M.ask(question, opts)
   opts = opts or {}
   if not question or vim.trim(question) == "" then
-    ui.input({ prompt = "Ask ragls: " }, function(input)
+    -- about a selection: the prompt names it, as the answer's heading will ("Ask about config.rst:31-33: ")
+    local about = opts.range and M.selection_place(opts.bufnr or vim.api.nvim_get_current_buf(), opts.range[1],
+      opts.range[2])
+    ui.input({ prompt = about and ("Ask about %s: "):format(about) or "Ask ragls: " }, function(input)
       M.ask(input, opts)
     end)
     return

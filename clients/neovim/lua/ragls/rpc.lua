@@ -44,9 +44,32 @@ end
 --- hit-enter prompt.
 function M.show_message_handler(_, result, ctx)
   local levels = { vim.log.levels.ERROR, vim.log.levels.WARN, vim.log.levels.INFO, vim.log.levels.DEBUG }
-  if result and type(result.message) == "string" then
-    local msg = result.message
-    M.notify(msg:find("^ragls") and msg or ("ragls: " .. msg), levels[result.type] or vim.log.levels.INFO)
+  if not (result and type(result.message) == "string") then
+    return vim.NIL
+  end
+  local msg, level = result.message, levels[result.type] or vim.log.levels.INFO
+  local function show(text)
+    M.notify(text:find("^ragls") and text or ("ragls: " .. text), level)
+  end
+  local client = result.type == 2 and ctx and ctx.client_id and vim.lsp.get_client_by_id(ctx.client_id)
+  if not client then
+    show(msg)
+    return vim.NIL
+  end
+  -- A warning: when rag/status has it as an untrusted ragls.toml's (its `trustHow`, newer servers), its how-to-trust
+  -- end is said the Neovim way (|ragls.status_view.error_line|: ":RagTrust", where it said to run `ragls trust DIR`
+  -- in a shell, which applies only once the server restarts); as it came otherwise.
+  local ok = pcall(M.client_request, client, "rag/status", vim.empty_dict(), function(err, status)
+    local said = msg:gsub("^ragls: ", "")
+    for _, e in ipairs(not err and type(status) == "table" and status.errors or {}) do
+      if e.severity == "warning" and type(e.trustHow) == "string" and e.message == said then
+        return show("ragls: " .. require("ragls.status_view").error_line(e))
+      end
+    end
+    show(msg)
+  end)
+  if not ok then
+    show(msg)
   end
   return vim.NIL
 end

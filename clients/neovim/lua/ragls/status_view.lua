@@ -203,7 +203,8 @@ function M.answers_label(status)
 end
 
 --- Lines of the :RagStatus summary: a compact aligned layout, paths with ~, human times. Warnings (a folder's
---- notice, LLM settings ignored) have their own rows; the other notices are under "Notes".
+--- notice, LLM settings ignored) have their own rows; the other notices are under "Notes"; an indexing progress
+--- under way (|ragls.progress|) is a "Progress" row.
 ---@param status table rag/status result
 ---@return string[] lines
 ---@return table<integer, string> highlights  0-based line -> highlight group (warnings, errors)
@@ -231,6 +232,11 @@ function M.status_lines(status)
     mark("DiagnosticWarn")
   end
   table.insert(lines, ("Store      %s"):format(tostring(nonnil(status.store) or "?")))
+  -- The indexing under way, as the statusline says it: a folder's row says "indexed 3 min ago" from its first
+  -- pass while steps 2 and 3 (the later windows, the answer sentences) still run, which rag/status does not count.
+  for _, p in pairs(require("ragls.progress").active) do
+    table.insert(lines, "Progress   " .. require("ragls.progress").text(p):gsub("^ragls:%s*", ""))
+  end
   local by_folder, others, notes_by_folder = M.split_notices(status)
   for _, folder in ipairs(status.folders or {}) do
     table.insert(lines, "")
