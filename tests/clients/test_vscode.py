@@ -10,7 +10,8 @@ Layers:
   extension host; every command against the real server.
 - UI: `out/test/e2e/uiAsk.js` installs the packaged .vsix into code-server, asks through the command palette and
   saves screenshots to `clients/vscode/test-results/`, then (uiReload.ts' steps, in the same code-server session)
-  reloads the window over an extracted-text editor.
+  reloads the window over an extracted-text editor; `out/test/e2e/uiTrust.js`, a session of its own with VS Code's
+  Workspace Trust on, the workspace opened in Restricted Mode.
 
 The first two need node and npm; the last two also need the toolchain from
 `clients/vscode/scripts/setup-test-toolchain.sh` (found through `$RAGLS_TOOLS_DIR/env.sh`, default `.tools/env.sh`),
@@ -234,3 +235,19 @@ def test_ask_through_the_command_palette(built: Path, tmp_path: Path) -> None:
     assert any("after a window reload" in line for line in passed), result.stdout
     assert any("its breadcrumbs read the page's path" in line for line in passed), result.stdout
     assert crumbs.is_file() and crumbs.stat().st_size > 1_000, "no screenshot extracted-breadcrumbs.png"
+
+
+@needs_toolchain
+def test_restricted_mode_warning_offers_manage_workspace_trust(built: Path, tmp_path: Path) -> None:
+    """Restricted Mode (uiTrust.ts): the server's warning about an untrusted ragls.toml and Show Status carry a
+    "Manage Workspace Trust" button, which opens the Workspace Trust editor; its Trust restarts the server trusted."""
+    assert TOOLCHAIN is not None, MISSING_TOOLCHAIN
+    shots = [RESULTS / name for name in ("restricted-warning.png", "restricted-trust-editor.png")]
+    for shot in shots:
+        shot.unlink(missing_ok=True)
+    result = _run([NODE, "out/test/e2e/uiTrust.js", str(VSIX), str(tmp_path / "ui")], timeout=600,
+                  RAGLS_TEST_RESULTS=str(RESULTS), **TOOLCHAIN)
+    passed = _assert_tap(result, "UI test in Restricted Mode")
+    assert any("the warning is gone" in line for line in passed), result.stdout
+    for shot in shots:
+        assert shot.is_file() and shot.stat().st_size > 10_000, f"no screenshot {shot.name}"

@@ -26,7 +26,7 @@ import { DocsSearch } from './search';
 import { chooseAnswerBackend, openSettings, SetupAnswers } from './walkthrough';
 import { RagSelection } from './rags';
 import { ServerManager } from './server';
-import { answersLabel, embeddingLabel, embeddingLoading, ignoredLlmNote, splitErrors, splitNotices, StatusBar, statusWarnings, vectorsPhrase, warningMessage } from './status';
+import { answersLabel, embeddingLabel, embeddingLoading, ignoredLlmNote, MANAGE_TRUST, manageWorkspaceTrust, splitErrors, splitNotices, StatusBar, statusWarnings, trustWarning, vectorsPhrase, warningMessage } from './status';
 import { counted } from './words';
 
 export const COMMANDS = {
@@ -305,12 +305,16 @@ export function showStatus(deps: Deps): Promise<StatusResult | undefined> {
     // The first warning in short (what is wrong, where); what to do and the others are in the details.
     const warnings = statusWarnings(status);
     const more = warnings.length > 1 ? ` (+${counted(warnings.length - 1, 'more warning', 'more warnings')})` : '';
+    // In Restricted Mode, an untrusted ragls.toml's warning comes with the button that does what it says.
+    const trust = trustWarning(status) ? [MANAGE_TRUST] : [];
     const show = warnings.length
-      ? vscode.window.showWarningMessage(`${summary}. ${shortWarning(warnings[0], status)}${more}; what to do: Show Details.`, 'Show Details')
+      ? vscode.window.showWarningMessage(`${summary}. ${shortWarning(warnings[0], status)}${more}; what to do: ${trust.length ? `${MANAGE_TRUST} or ` : ''}Show Details.`, ...trust, 'Show Details')
       : vscode.window.showInformationMessage(summary, 'Show Details');
     // Not awaited: the command returns while the message is still shown.
     void show.then((choice) => {
-      if (choice) {
+      if (choice === MANAGE_TRUST) {
+        void manageWorkspaceTrust();
+      } else if (choice) {
         deps.output.show(true);
       }
     });

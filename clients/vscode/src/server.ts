@@ -16,8 +16,11 @@ import {
   LanguageClientOptions,
   ProgressType,
   RequestType,
+  MessageType,
   RevealOutputChannelOn,
   ServerOptions,
+  ShowMessageNotification,
+  ShowMessageParams,
   State,
   TransportKind,
 } from 'vscode-languageclient/node';
@@ -26,7 +29,7 @@ import { Launch, resolveLaunch } from './launch';
 import { StatusRequest, StatusResult } from './protocol';
 import { crashedMessage, pythonError, RecordingChannel, startFailureMessage } from './startFailure';
 import { initializationOptions, SECTION, serverSettings } from './settings';
-import { StatusBar } from './status';
+import { MANAGE_TRUST, manageWorkspaceTrust, StatusBar, trustWarning, warningMessage } from './status';
 import { openSettings } from './walkthrough';
 
 /** File types the server indexes by default; their open/save events are forwarded to it. */
@@ -306,6 +309,7 @@ export class ServerManager implements vscode.Disposable {
     };
     const client = new RaglsLanguageClient('ragls', 'ragls', serverOptions, clientOptions);
     client.saidWhy = () => failed; // initializationFailedHandler said why
+    client.onNotification(ShowMessageNotification.type, (params) => void this.showServerMessage(client, params));
     let started = false;
     client.onDidChangeState((e) => {
       if (this.client !== client) {
@@ -349,6 +353,30 @@ export class ServerManager implements vscode.Disposable {
     if (!this.status.indexing) {
       await this.refreshStatus();
     }
+  }
+
+  /**
+   * The server's window/showMessage, shown as the language client shows it (a notification of its level), except
+   * an untrusted ragls.toml's warning in Restricted Mode: said with VS Code's way to trust (`warningMessage`) and a
+   * "Manage Workspace Trust" button that opens the Workspace Trust editor (it said "trust the workspace in the
+   * editor to use them", and nothing more). Which warning that is, rag/status says (`trustWarning`: its
+   * `trustHow`, newer servers); an older server's, or one rag/status cannot confirm, is shown as it came.
+   */
+  private async showServerMessage(client: LanguageClient, params: ShowMessageParams): Promise<void> {
+    if (params.type === MessageType.Warning && !vscode.workspace.isTrusted) {
+      const status = await client.sendRequest(StatusRequest, {}).then((s) => s, () => undefined);
+      const warning = status && trustWarning(status, params.message);
+      if (warning) {
+        const choice = await vscode.window.showWarningMessage(`ragls: ${warningMessage(warning)}`, MANAGE_TRUST);
+        if (choice === MANAGE_TRUST) {
+          await manageWorkspaceTrust();
+        }
+        return;
+      }
+    }
+    const show = params.type === MessageType.Error ? vscode.window.showErrorMessage
+      : params.type === MessageType.Warning ? vscode.window.showWarningMessage : vscode.window.showInformationMessage;
+    void show(params.message);
   }
 
   private async doStop(): Promise<void> {

@@ -149,6 +149,28 @@ export function warningMessage(e: StatusResult['errors'][number], trusted = vsco
   return !trusted && how && e.message.endsWith(how) ? `${e.message.slice(0, -how.length)}${TRUST_HOW}` : e.message;
 }
 
+/** The button that opens VS Code's Workspace Trust editor (`workbench.trust.manage`) on a message whose warning is
+ * resolved by trusting the workspace (`trustWarning`): the way to do what the warning says, without a search for
+ * the command it names. */
+export const MANAGE_TRUST = 'Manage Workspace Trust';
+
+/**
+ * In Restricted Mode (`trusted` false), the first `errors` entry that trusting the workspace resolves: an untrusted
+ * ragls.toml's warning that says how to trust it (`trustHow`, newer servers; `message` given: that warning only,
+ * as the server showed it in a window/showMessage, "ragls: " before it). Undefined otherwise (trusted, an older
+ * server, another warning).
+ */
+export function trustWarning(status: StatusResult, message?: string, trusted = vscode.workspace.isTrusted): StatusResult['errors'][number] | undefined {
+  const said = message?.replace(/^ragls: /, '');
+  return trusted ? undefined : splitErrors(status).warnings.find((e) =>
+    e.trustHow && e.message.endsWith(e.trustHow) && (said === undefined || e.message === said));
+}
+
+/** Open VS Code's Workspace Trust editor (the command behind "Workspaces: Manage Workspace Trust"). */
+export function manageWorkspaceTrust(): Thenable<unknown> {
+  return vscode.commands.executeCommand('workbench.trust.manage');
+}
+
 /**
  * What the user must act on, as whole sentences, each once: the `errors` of severity warning (an untrusted
  * ragls.toml: what was ignored, how to trust it), else from an older server the folders' LLM settings ignored until

@@ -85,14 +85,16 @@ export interface CodeServerOptions {
   /** Extra code-server arguments (e.g. ["--vscode-option", "enable-smoke-test-driver"]). */
   args?: string[];
   timeoutMs?: number;
+  /** VS Code's Workspace Trust on (default off: `--disable-workspace-trust`, every workspace trusted). */
+  workspaceTrust?: boolean;
 }
 
-export function codeServerArgs(dir: string): string[] {
+export function codeServerArgs(dir: string, workspaceTrust = false): string[] {
   return [
     '--auth', 'none',
     '--disable-telemetry',
     '--disable-update-check',
-    '--disable-workspace-trust',
+    ...(workspaceTrust ? [] : ['--disable-workspace-trust']),
     '--disable-getting-started-override',
     '--disable-file-downloads',
     '--ignore-last-opened',
@@ -128,7 +130,7 @@ export async function startCodeServer(opts: CodeServerOptions): Promise<RunningC
   const log = createWriteStream(logPath);
   const proc = spawn(
     opts.tools.codeServer,
-    ['--bind-addr', '127.0.0.1:0', ...codeServerArgs(opts.dir), ...(opts.args ?? [])],
+    ['--bind-addr', '127.0.0.1:0', ...codeServerArgs(opts.dir, opts.workspaceTrust), ...(opts.args ?? [])],
     { env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] },
   );
   proc.stdout!.pipe(log);

@@ -124,9 +124,11 @@ export interface UiSession {
  * A UI test's session, `node out/test/e2e/<name>.js VSIX [WORK_DIR]`: the fixture workspace made in WORK_DIR (a new
  * temporary folder by default) and changed by `prepare`, the .vsix installed into code-server (a step), the
  * workspace opened in headless Chromium, then `run`. Screenshots go to $RAGLS_TEST_RESULTS (default
- * clients/vscode/test-results/). Returns the exit code: 2 for a missing toolchain or argument; a failed step throws.
+ * clients/vscode/test-results/). `options.workspaceTrust`: VS Code's Workspace Trust on (uiTrust.ts; the others run
+ * with every workspace trusted). Returns the exit code: 2 for a missing toolchain or argument; a failed step throws.
  */
-export async function uiSession(name: string, prepare: (ws: Workspace) => void, run: (s: UiSession) => Promise<void>): Promise<number> {
+export async function uiSession(name: string, prepare: (ws: Workspace) => void, run: (s: UiSession) => Promise<void>,
+  options: { workspaceTrust?: boolean } = {}): Promise<number> {
   const tools = toolchainFromEnv();
   if (typeof tools === 'string') {
     console.error(`${name}: ${tools}`);
@@ -145,7 +147,7 @@ export async function uiSession(name: string, prepare: (ws: Workspace) => void, 
   prepare(ws);
   const env = isolatedEnv(dir);
   useUserDataDir(join(dir, 'user-data')); // codeServer.ts: --user-data-dir
-  const opts = { tools, dir, env };
+  const opts = { tools, dir, env, workspaceTrust: options.workspaceTrust };
   await step('the .vsix installs into code-server', async () => {
     const out = await runCodeServerCli(opts, ['--install-extension', resolve(vsix)]);
     if (!/ragls-vscode/.test(out)) {
