@@ -418,9 +418,15 @@ H.it("the trust question lists what allowing the ragls.toml lets it set; one tha
     return 1
   end
   ok, cfg = pcall(H.with_ui, function() return require("ragls.server").client_config(proj) end)
-  vim.fn.confirm = real_confirm
   assert(ok, cfg)
   H.eq({}, asked, "not asked")
+  -- :RagTrust still asks about it, and says that allowing it changes nothing (not "its LLM settings apply")
+  vim.cmd("messages clear")
+  ok, cfg = pcall(H.with_ui, function() return require("ragls.trust").trust_root(proj) end)
+  vim.fn.confirm = real_confirm
+  assert(ok, cfg)
+  H.eq({ proj .. "/ragls.toml is not trusted." }, asked, ":RagTrust asked")
+  H.contains(vim.fn.execute("messages"), "ragls: it only tunes retrieval: allowing it changes nothing")
 end)
 
 H.finish()

@@ -74,7 +74,8 @@ M.MAX_SETTINGS_SHOWN = 8
 --- Show above Neovim's trust question what allowing the file lets it set, one setting a line (Neovim 0.11+: with
 --- 'messagesopt' "wait:0" the lines stay above the question instead of stopping on a hit-enter prompt first; the
 --- returned function sets the option back, after the answer). Without the settings (ragls could not say) or
---- 'messagesopt' (0.10), the longest of |M.trust_context| that fits the command line.
+--- 'messagesopt' (0.10), the longest of |M.trust_context| that fits the command line; with none (a file that only
+--- tunes retrieval, asked about by |:RagTrust|), that allowing it changes nothing.
 ---@param path string the ragls.toml
 ---@param settings string[]|nil
 ---@return fun()|nil restore
@@ -97,7 +98,10 @@ local function say_what_allowing_does(path, settings)
     end
   end
   -- vim.secure.read's own question names only the file: say what allowing it changes first.
-  local text = require("ragls.text").longest_fitting(M.trust_context, vim.v.echospace + 4) -- no hit-enter
+  local wordings = settings and #settings == 0 -- (|:RagTrust| asks also then)
+      and { "ragls: it only tunes retrieval: allowing it changes nothing", "ragls: allowing changes nothing" }
+    or M.trust_context
+  local text = require("ragls.text").longest_fitting(wordings, vim.v.echospace + 4) -- no hit-enter
   if text then
     vim.api.nvim_echo({ { text, "WarningMsg" } }, true, {})
   end
