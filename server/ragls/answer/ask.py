@@ -273,7 +273,7 @@ def abstention_text(hits: list[Hit], floor: float, evidence=None, min_probabilit
 
 def _evidence_reason(evidence, question: str = "") -> str:
     """Why the calibrated rule refused, in one plain clause: the vetoes first (`absent_names`, `value_missing`,
-    `limit_missing`, `meaning_absent` with its `absent_words`),
+    `limit_missing`, `mechanism_missing` with its `missing_mechanism`, `meaning_absent` with its `absent_words`),
     else `focus_coverage`, the model's word evidence: the IDF-weighted share of the question's words found
     together in one passage's focus lines (retrieval/abstention.py); an absent name as the name of several words of
     `question` it is a word of (`names.name_phrases`: "VS Code", not "Code")."""
@@ -285,6 +285,8 @@ def _evidence_reason(evidence, question: str = "") -> str:
         return "the passages found discuss it but never state the value it asks for"
     if getattr(evidence, "limit_missing", 0.0):
         return "the passages found discuss it but never state a limit of the kind it asks for"
+    if getattr(evidence, "mechanism_missing", 0.0):
+        return f"the passages found discuss it but never mention {evidence.missing_mechanism or 'the way it asks for'}"
     words = tuple(getattr(evidence, "absent_words", ()) or ())
     if getattr(evidence, "meaning_absent", 0.0) and words:
         return (f"they never use the word{'s' if len(words) > 1 else ''} {_listed(words)}, and the closest passages "

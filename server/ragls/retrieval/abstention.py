@@ -52,6 +52,12 @@ unanswerable 0.29-0.63 on real docs). The evidence, gathered once per query from
   size (`asked_limit.limit_missing`: timeout, maximum, cap, rate, quota, at most, 30s, 10 MB); else 0. An answer
   to "how do I limit X" names a limit; passages that name none are about X, not about limiting it. A veto like
   value_missing (bench/history/session-67.md, "Abstention: a limit asked, none stated").
+- `mechanism_missing`: 1.0 when the question asks for another way whose answer has a closed vocabulary — retrying
+  what failed, a notification when something happens, how long each step took, watching files
+  (`asked_limit.mechanism_asked`; not a value question) — and none of the passages limit_missing reads says a word
+  of it (retry, notification, e-mail, timings, duration, watch, reload, ...: `asked_limit.MECHANISMS`); else 0, and
+  `missing_mechanism` names it. A veto like limit_missing (bench/history/session-68.md, "Abstention: the 14
+  refusals, and a way asked whose word no passage says").
 - `meaning_absent`: 1.0 when the question holds words no chunk of the searched sources holds (of its asking clause,
   the user's own material left out) and the top hits' focus texts do not mean them either (`absent_meaning.absent_meaning`: MiniLM's
   best cosine of those texts with the question WITHOUT those words exceeds the one WITH them by ABSENT_MEANING_VETO
@@ -106,7 +112,7 @@ from dataclasses import dataclass, replace
 from ragls.core.analysis import query_words, stem_set, stems, variant_term
 from ragls.core.ir import Hit
 from ragls.retrieval.absent_names import spelled_out
-from ragls.retrieval.asked_limit import limit_missing
+from ragls.retrieval.asked_limit import limit_missing, mechanism_missing
 from ragls.retrieval.asked_value import (
     VALUE_WORDS,
     measured_terms,
@@ -135,9 +141,10 @@ from ragls.retrieval.query import Query
 # (bench/history/held-out-sets-4-to-6.md, "Answer type: a value asked, none stated"); fitted leave-one-corpus-out it gets -6.08.
 # meaning_absent (retrieval/absent_meaning.py) is a veto with the same weight; its threshold ABSENT_MEANING_VETO there.
 # limit_missing (retrieval/asked_limit.py: a limit asked for, none stated) too: a hand rule like value_missing, no
-# threshold (bench/history/session-67.md, "Abstention: a limit asked, none stated").
+# threshold (bench/history/session-67.md, "Abstention: a limit asked, none stated"); and mechanism_missing (the same
+# module: retrying, a notification, timings, watching files; bench/history/session-68.md).
 COEFFICIENTS = {"intercept": -2.176, "focus_coverage": 5.541, "absent_name": -6.071, "value_missing": -6.071,
-                "meaning_absent": -6.071, "limit_missing": -6.071}
+                "meaning_absent": -6.071, "limit_missing": -6.071, "mechanism_missing": -6.071}
 
 # The far-off floor (`Evidence.needed_cosine`): fitted by `python bench/abstention_faroff.py` — a logistic model of
 # cosine and focus_coverage, answerable questions of the five dev corpora (aiohttp, black, urllib3, Flask, Rust book:
@@ -152,7 +159,7 @@ FAR_OFF_SLOPE = 0.177  # how much less per unit of focus_coverage (none needed f
 
 FEATURES = ("cosine", "coverage", "agreement", "coverage_top", "missing_idf", "focus_coverage", "cosine_margin",
             "bm25_top", "rare_focus", "rare_top", "sentence_cosine", "absent_name", "value_missing", "meaning_absent",
-            "limit_missing")
+            "limit_missing", "mechanism_missing")
 BM25_K1 = 1.2  # tantivy's BM25 k1: a term's body score is below (k1 + 1) x its IDF
 MARGIN_RANK = 10  # cosine_margin: best cosine minus the cosine at this rank
 RARE_IDF_SHARE = 0.5  # rare_terms: IDF at least half the largest possible one (df up to about sqrt(n))
@@ -190,6 +197,8 @@ class Evidence:
     meaning_absent: float = 0.0
     absent_words: tuple[str, ...] = ()
     limit_missing: float = 0.0
+    mechanism_missing: float = 0.0
+    missing_mechanism: str = ""
 
     def probability(self, coefficients: dict[str, float] | None = None) -> float | None:
         """P(the index answers the query) under the logistic model (`coefficients`, default `COEFFICIENTS`); None
@@ -203,7 +212,8 @@ class Evidence:
 
     def refused(self, min_probability: float) -> bool:
         """Whether the calibrated rule refuses (`relevance.abstained` rule 1): the probability is below
-        `min_probability`, unless no veto applies (absent_name, value_missing, meaning_absent, limit_missing 0) and the
+        `min_probability`, unless no veto applies (absent_name, value_missing, meaning_absent, limit_missing,
+        mechanism_missing 0) and the
         question means one of the top hits' focus sentences (`sentence_cosine` >= PARAPHRASE_COSINE: a paraphrase
         whose words the passage does not repeat). False without a probability (no vector evidence)."""
         p = self.probability()
@@ -213,8 +223,9 @@ class Evidence:
 
     def vetoed(self) -> bool:
         """Whether a veto applies (a name no chunk holds, a value asked and none stated, words the passages do not
-        mean, a limit asked and none stated)."""
-        return bool(self.absent_name or self.value_missing or self.meaning_absent or self.limit_missing)
+        mean, a limit or another way asked and none stated)."""
+        return bool(self.absent_name or self.value_missing or self.meaning_absent or self.limit_missing
+                    or self.mechanism_missing)
 
     def needed_cosine(self, floor: float) -> float:
         """The best cosine a question with this evidence must reach to be answered (`relevance.abstained` rule 2):
@@ -475,10 +486,12 @@ def gather(stats: Sequence[tuple[int, dict[str, int]]], query: Query, hits: Sequ
     value = value_missing(query.text, [f"{h.chunk.title}\n{h.chunk.text}" for h in read],
                           lambda: _value_subject(stats, weights, query.text),
                           lambda: _value_topic(stats, weights, query.text))
-    limit = limit_missing(query.text, [f"{h.chunk.title}\n{window_text(h)}" for h in (*hits[:SENTENCE_HITS],
-                                                                                     *shown[:SENTENCE_HITS])])
+    shown_windows = [f"{h.chunk.title}\n{window_text(h)}" for h in (*hits[:SENTENCE_HITS], *shown[:SENTENCE_HITS])]
+    limit = limit_missing(query.text, shown_windows)
+    mechanism = mechanism_missing(query.text, shown_windows)
     return Evidence(cosine=max(sims) if sims else None, coverage=union, agreement=signal_agreement(hits),
                     coverage_top=top, missing_idf=min(1.0, missing), focus_coverage=focus_top,
                     cosine_margin=cosine_margin(similarities), bm25_top=bm25, rare_focus=rare_focus,
                     rare_top=rare_top, sentence_cosine=sent, absent_name=1.0 if absent else 0.0,
-                    absent_names=absent, value_missing=1.0 if value else 0.0, limit_missing=1.0 if limit else 0.0)
+                    absent_names=absent, value_missing=1.0 if value else 0.0, limit_missing=1.0 if limit else 0.0,
+                    mechanism_missing=1.0 if mechanism else 0.0, missing_mechanism=mechanism)

@@ -26,6 +26,16 @@ stated").
   URL left out) holds a limit word or an amount with a unit of time or size (`_LIMIT_STATED`).
 
 Every list here is a fixed English vocabulary of how limits are asked for and stated, not fitted to any corpus.
+
+The same shape holds for other ways asked for whose answer has a closed vocabulary (`MECHANISMS`,
+`mechanism_missing`): a question asking a tool to retry a failed command ("Can Task automatically retry a flaky
+command a few times?"), to send a notification or an e-mail when something happens ("Can Task show a desktop
+notification when a long build finishes?"), to report how long each step took ("Is there a way to print how long
+each migration took?") or to watch files ("Does nox have a watch mode that re-runs the tests when a file
+changes?") is answered by a passage that says retry / re-run / attempts, notification / e-mail / alert / webhook,
+timings / duration / elapsed / took, watch / reload / file changes. Each asking form and each stated vocabulary was
+written before any passage was read (bench/history/session-68.md, "Abstention: the 14 refusals, and a way asked
+whose word no passage says").
 """
 
 from __future__ import annotations
@@ -73,3 +83,63 @@ def limit_missing(text: str, passages: Sequence[str]) -> bool:
     evidence `limit_missing` of `abstention.gather`, a veto like `value_missing`. One regex pass for any other
     question."""
     return limit_asked(text) and not any(_LIMIT_STATED.search(stated_text(p)) for p in passages)
+
+
+def _words(pattern: str) -> re.Pattern:
+    """`pattern` compiled to match in any case (`MECHANISMS`)."""
+    return re.compile(pattern, re.IGNORECASE)
+
+
+# {what the user asks for, as the refusal names it: (the asking form, a condition on the asking sentences or None,
+# the words a passage that offers it says)}. `mechanism_asked`, `mechanism_missing`
+MECHANISMS = {
+    # a retry of what failed: "Can lefthook retry a failed command automatically a couple of times?", "make httpx
+    # try again automatically"; not "re-run just the task I name" (no failure, nothing automatic)
+    "retrying": (_words(r"\b(?:retry|retries|re-?try|re-?run|rerun|try\s+(?:it\s+|them\s+)?again)\b"),
+                 _words(r"\bautomatic\w*|\b(?:a\s+few|a\s+couple(?:\s+of)?|several|\d+|two|three)\s+times\b|"
+                        r"\bfail\w*|\bflaky\b"),
+                 _words(r"\bretr(?:y|ies|ied|ying)\b|\bre-?run\w*|\btr(?:y|ies|ied|ying) again\b|\battempts?\b|"
+                        r"\bback-?off\b")),
+    # a message sent when something happens: "How can I get an email when my nightly backup fails?", "post a
+    # message to Slack when a session fails"
+    "a notification": (_words(r"\b(?:e-?mails?|notifications?|alerts?|(?:Slack|Teams|Discord)\s+messages?|messages?\s+"
+                              r"to\s+(?:\w+\s+){0,2}(?:Slack|Teams|Discord))\b[^.?!]*\b(?:when|whenever|if|after|once)\b"),
+                       None,
+                       _words(r"\bnotif\w*|\be-?mail\w*|\bmail\w*|\balert\w*|\bslack\b|\bwebhooks?\b|\bdiscord\b|"
+                              r"\bsmtp\b")),
+    # how long each step took, or timings: "Can Task print how long each task took at the end of a run?"
+    "timings": (_words(r"\bhow\s+long\s+(?:each|every|it|they|the|all)\b[^.?!]*\b(?:took|takes|take|ran|runs|"
+                       r"spent)\b|\btimings?\b"),
+                None,
+                _words(r"\btimings?\b|\bdurations?\b|\belapsed\b|\bhow long\b|\btook\b|\btime (?:spent|taken)\b|"
+                       r"\bprofil\w*|(?<![\w.])\d+(?:\.\d+)?\s?(?:ms|s)\b|\bseconds\b")),
+    # a watch mode or files watched: "Does sqlfluff have a watch mode that re-lints my SQL files whenever I save
+    # them?", "How do I make run_simple watch that file too?". Not a re-run when something changed ("How do I make
+    # it rerun only when that C file changes?": an incremental build's condition, which Cargo's docs answer with
+    # `rerun-if-changed` and no word of watching; refused on Cargo's cargo-i08 while this form was read too)
+    "watching files": (_words(r"\bwatch\s+mode\b|\bwatch(?:es|ing)?\s+(?:that\s+|the\s+|a\s+|my\s+|this\s+)?"
+                              r"(?:\w+\s+)?(?:files?|folders?|director(?:y|ies))\b"),
+                       None,
+                       _words(r"\bwatch\w*|\breload\w*|\binotify\b|\bfile(?:system)?\s+(?:changes?|events?)\b|"
+                              r"\bon\s+(?:save|change)\b|\bpoll\w*|\bauto-?reload\w*")),
+}
+
+
+def mechanism_asked(text: str) -> tuple[str, ...]:
+    """The `MECHANISMS` the question `text` asks for (their asking form, and its condition, in the asking
+    sentences, `asked_sentences`), in order; () for a value question (`asked_value`: "How many times does Scrapy
+    retry a failed download by default?" asks for a value, the value veto's)."""
+    if asked_value(text) is not None:
+        return ()
+    asked = asked_sentences(text)
+    return tuple(name for name, (ask, condition, _) in MECHANISMS.items()
+                 if ask.search(asked) and (condition is None or condition.search(asked)))
+
+
+def mechanism_missing(text: str, passages: Sequence[str]) -> str:
+    """The first way the question `text` asks for (`mechanism_asked`) that none of `passages` (the top hits' titles
+    and context windows, as `limit_missing` reads them) says a word of (`MECHANISMS`' stated words), as the refusal
+    names it ("retrying", "a notification", "timings", "watching files"); "" when there is none: the evidence
+    `mechanism_missing` of `abstention.gather`, a veto like `limit_missing`."""
+    texts = [stated_text(p) for p in passages]
+    return next((name for name in mechanism_asked(text) if not any(MECHANISMS[name][2].search(t) for t in texts)), "")
