@@ -321,3 +321,32 @@ def test_a_gone_directory_whose_name_watchfiles_escapes_is_left_out(tmp_path, na
                                   rust_timeout=100, ignore_permission_denied=False):
             break
     assert FileWatcher._fewer(failed.value, tried) == ([str(tmp_path / "a")], False), str(failed.value)
+
+
+def test_a_file_saved_in_a_polled_directory_is_queued_alone_not_a_full_scan(tmp_path):
+    """The directories the inotify limit leaves unwatched are polled (`file_watcher.DirPoll`). A file saved there
+    (written to a temporary name and renamed over, as editors save) changes its directory's mtime, which the poll of
+    the parent saw as a change of the directory itself: the worker took it for a new directory and scanned the whole
+    workspace (`IndexWorker.notify`: a directory event is a full scan) at each save in a tree big enough to pass the
+    limit. The file alone is queued now, as a watch reports it; a new directory still is a full scan."""
+    from ragls.workspace.file_watcher import DirPoll
+
+    folder = tmp_path / "ws"
+    (folder / "area" / "deep").mkdir(parents=True)
+    (folder / "ragls.toml").write_text(f'[index]\npath = "{(tmp_path / "index").as_posix()}"\n')
+    (folder / "area" / "deep" / "notes.md").write_text("# Notes\n\nThe harbour master keeps the tide tables.\n")
+    ws = RagWorkspace([folder])
+    try:
+        poll = DirPoll([str(folder / "area"), str(folder / "area" / "deep")])
+        assert poll.changed() == []  # the first look only records
+        (folder / "area" / "deep" / "notes.md.tmp").write_text("# Notes\n\nThe harbour opens at dawn.\n")
+        (folder / "area" / "deep" / "notes.md.tmp").rename(folder / "area" / "deep" / "notes.md")
+        changed = poll.changed()
+        assert changed == [str(folder / "area" / "deep" / "notes.md")]
+        worker = IndexWorker(ws)  # not started: its notify only marks what to index
+        assert worker.notify(changed) == 1
+        assert worker._dirty == {0: {"area/deep/notes.md"}}  # the file, not None (a full scan)
+        (folder / "area" / "deep" / "more").mkdir()
+        assert poll.changed() == [str(folder / "area" / "deep" / "more")]  # a new directory: its files unseen
+    finally:
+        ws.close()

@@ -21,6 +21,7 @@ from __future__ import annotations
 import logging
 import os
 import re
+import stat
 import threading
 import time
 from collections import deque
@@ -66,8 +67,10 @@ def _named_path(text: str) -> str | None:
 
 class DirPoll:
     """The directories the inotify limit leaves unwatched, looked at by polling: `changed()` lists the paths whose
-    entry appeared, went away or changed size, mtime or type since the last look (the first look only records them:
-    the folder was scanned when the watch was set), not following symlinks. A directory that cannot be listed any
+    entry appeared, went away or changed type or inode, or for a file size or mtime, since the last look (the first
+    look only records them: the folder was scanned when the watch was set), not following symlinks; a directory's own
+    size and mtime change with its entries, which are looked at themselves (a file saved there made its directory a
+    change, which the worker takes for a full scan). A directory that cannot be listed any
     more (deleted, moved) is a change itself. Each look lists every directory once (`os.scandir`, one stat an
     entry)."""
 
@@ -86,7 +89,10 @@ class DirPoll:
                             st = entry.stat(follow_symlinks=False)
                         except OSError:
                             continue
-                        found[entry.path] = (st.st_mode >> 12, st.st_size, st.st_mtime_ns, st.st_ino)
+                        # a directory by its type and inode alone: its size and mtime change with its entries,
+                        # which its own look sees (a change of the directory is a full scan: `IndexWorker.notify`)
+                        found[entry.path] = (st.st_mode >> 12, st.st_ino) if stat.S_ISDIR(st.st_mode) else \
+                            (st.st_mode >> 12, st.st_size, st.st_mtime_ns, st.st_ino)
             except OSError:
                 found[d] = ("unlisted",)
         return found
