@@ -10,7 +10,8 @@ host, port) and path prefix (the start URL's path up to the `/**`), fragments dr
 e.g. `llms.txt`) — Markdown and text are indexed as they are, with their own line numbers, and their Markdown links
 `[title](url)` are followed —, other types (PDF, images) are skipped. On a re-crawl every page already indexed is requested with its
 validators (If-None-Match / If-Modified-Since, RFC 9110), so an unchanged page costs one 304 and no conversion;
-its links are taken from the cache. Every failure (HTTP status, timeout, too large, not HTML, disallowed by
+its links are taken from the cache. Validators saved under other built-in converters (`convert.CONVERTER_VERSIONS`)
+are not sent: the index holds the text an older converter gave, which a 304 would keep. Every failure (HTTP status, timeout, too large, not HTML, disallowed by
 robots.txt, redirected outside the crawl, limit reached, not a page) is a `Skipped` entry with its reason.
 
 A link holding a credential is never queued: it is listed as skipped under its masked form (`web.py`).
@@ -32,6 +33,7 @@ from urllib.parse import urlsplit
 import httpx
 
 from ragls.core.errors import Skipped
+from ragls.sources import convert
 from ragls.sources.redact import CredentialRefusal
 from ragls.sources.web import DEFAULT_USER_AGENT, FetchError, Page, credential_free, fetch_page, new_client
 
@@ -69,13 +71,24 @@ def within(url: str, start: str, prefix: str) -> bool:
 
 class HttpCache:
     """Validators and links of fetched pages (SQLite at `path`): url → (etag, last_modified, final URL, links).
-    A crawl sends them only for URLs that are still indexed, so a stale entry can never hide a page."""
+    A crawl sends them only for URLs that are still indexed, so a stale entry can never hide a page. Opened under
+    other built-in converter versions than it was written with (`convert.CONVERTER_VERSIONS`, in its `meta` table;
+    none before session 68), it drops its validators, the links kept: each page is fetched whole once and converted
+    again, as the folder scan converts a file again (`convert.conversion_outdated`); a 304 kept an older converter's
+    text until the page changed."""
 
     def __init__(self, path: Path):
         self.path = Path(path)
         self._local = threading.local()
-        self._db().execute("CREATE TABLE IF NOT EXISTS pages (url TEXT PRIMARY KEY, etag TEXT, last_modified TEXT, "
-                           "final_url TEXT, links TEXT)")
+        db = self._db()
+        db.execute("CREATE TABLE IF NOT EXISTS pages (url TEXT PRIMARY KEY, etag TEXT, last_modified TEXT, "
+                   "final_url TEXT, links TEXT)")
+        db.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT)")
+        versions = json.dumps(convert.CONVERTER_VERSIONS, sort_keys=True)
+        row = db.execute("SELECT value FROM meta WHERE key = 'converters'").fetchone()
+        if row is None or row[0] != versions:
+            db.execute("UPDATE pages SET etag = NULL, last_modified = NULL")
+            db.execute("INSERT OR REPLACE INTO meta VALUES ('converters', ?)", (versions,))
 
     def _db(self) -> sqlite3.Connection:
         conn = getattr(self._local, "conn", None)
