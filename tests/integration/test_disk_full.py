@@ -82,3 +82,39 @@ def test_full_disk_leaves_no_partial_files(tmp_path):
     assert out["query_exit"] == 0, out["query_err"]
     assert "walrus.md" in out["query_out"], out
     assert "disk full" in out["query_err"] and "copying the embedding model" in out["query_err"], out["query_err"]
+
+
+WORDS = ("harbour", "tide", "ferry", "puffin", "gannet", "lighthouse", "keeper", "rope", "anchor", "sail", "mast",
+         "hull", "deck", "cargo", "crane", "pier")
+
+
+def test_ragls_index_on_a_full_disk_says_so_and_resumes_once_there_is_room(tmp_path):
+    """The index fills a 1 MB tmpfs while it is written: SQLite's "database or disk is full" (or LanceDB's "No
+    space left on device", which its own error type carries) ended `ragls index` with a traceback; now one line
+    says the disk is full and what to do, and once there is room the next run finishes the index."""
+    mount = tmp_path / "small"
+    mount.mkdir()
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    for i in range(40):
+        sections = "\n".join(f"## Section {j} of page {i}\n\n"
+                             + " ".join(WORDS[(i * 7 + j * 3 + k * k) % len(WORDS)] for k in range(180)) + ".\n"
+                             for j in range(3))
+        (docs / f"p{i:02}.md").write_text(f"# Page {i}\n\n{sections}")
+    ns = ["unshare", "--mount", "--propagation", "private"] if os.geteuid() == 0 else [
+        "unshare", "--user", "--map-root-user", "--mount", "--propagation", "private"]
+    index = [sys.executable, "-m", "ragls", "index", str(docs)]
+    shell = ('m="$1" && shift && mount -t tmpfs -o size=1m tmpfs "$m" && "$@" 2> "$0/first.err"; echo "first=$?"; '
+             'mount -o remount,size=64m "$m" && "$@" > /dev/null 2>&1; echo "second=$?"')
+    env = {**os.environ, "RAGLS_CACHE_DIR": str(mount / "cache"), "RAGLS_MODELS_DIR": str(tmp_path / "models"),
+           "RAGLS_OFFLINE": "1"}
+    proc = subprocess.run([*ns, "sh", "-c", shell, str(tmp_path), str(mount), *index], capture_output=True,
+                          text=True, timeout=600, check=False, env=env)
+    if "first=" not in proc.stdout:
+        pytest.fail(f"cannot mount a tmpfs in a private namespace here: {proc.stderr}")
+    first_err = (tmp_path / "first.err").read_text()
+    assert "first=1" in proc.stdout, proc.stdout + first_err
+    assert "Traceback" not in first_err, first_err
+    [line] = [x for x in first_err.splitlines() if "disk full" in x]
+    assert line.startswith("ragls: disk full: the index cannot be written (") and "free some space" in line
+    assert "second=0" in proc.stdout, proc.stdout

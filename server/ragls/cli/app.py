@@ -34,7 +34,7 @@ from ragls.cli.common import (  # noqa: F401 - shared with cli/ops.py; re-export
     where_note,
 )
 from ragls.cli.parser import build_parser, unrecognized
-from ragls.core.errors import InvalidParams, RaglsError, error_kind
+from ragls.core.errors import InvalidParams, RaglsError, error_kind, full_disk_error
 from ragls.core.uris import uri_to_path
 
 
@@ -415,6 +415,12 @@ def main(argv: list[str] | None = None) -> int:
         return _run(args)
 
 
+def _first_line(exc: BaseException) -> str:
+    """`exc`'s message's first line, without a store library's source location ("…, /root/.cargo/…/writer.rs:191:9")."""
+    text = (getattr(exc, "strerror", None) or str(exc) or type(exc).__name__).strip().splitlines()[0]
+    return text.split(", /", 1)[0] if ".rs:" in text else text
+
+
 def _run(args) -> int:
     """`main` after parsing: logging set up, the command run, its errors as messages and exit codes."""
     _setup_logging(args.verbose)
@@ -435,8 +441,15 @@ def _run(args) -> int:
         # code for a SIGPIPE death (128 + 13); stdout goes to /dev/null so the flush at exit cannot fail again.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 141
-    except OSError as exc:  # e.g. an index.path that cannot be created: a message, not a traceback
-        where = f": {exc.filename}" if exc.filename else ""
+    except Exception as exc:
+        if (full := full_disk_error(exc)) is not None:  # LanceDB's, tantivy's and SQLite's errors too: no traceback
+            print(f"ragls: disk full: the index cannot be written ({_first_line(full)}); free some space, or move the "
+                  "index (--index-path, index.path or RAGLS_CACHE_DIR), then run the command again: what was "
+                  "written is kept and the next run resumes from it", file=sys.stderr)
+            return 1
+        if not isinstance(exc, OSError):
+            raise
+        where = f": {exc.filename}" if exc.filename else ""  # e.g. an index.path that cannot be created
         print(f"ragls: {exc.strerror or exc}{where}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:

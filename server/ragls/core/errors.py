@@ -112,16 +112,22 @@ def disk_full(exc: BaseException) -> bool:
     user's quota is full: an OSError with errno ENOSPC or EDQUOT, SQLite's SQLITE_FULL ("database or disk is
     full"), or a store library's own error type carrying the OS message "No space left on device" (LanceDB and
     tantivy wrap the OS error). Used to back off and say "disk full" once instead of failing on every write."""
+    return full_disk_error(exc) is not None
+
+
+def full_disk_error(exc: BaseException) -> BaseException | None:
+    """The exception of `exc`'s chain that says the disk is full (`disk_full`), or None: its message names the
+    cause, where `exc` itself may be a failure it led to (SQLite's "cannot rollback - no transaction is active")."""
     import errno
 
     seen: set[int] = set()
     while exc is not None and id(exc) not in seen:
         seen.add(id(exc))
         if isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT):
-            return True
+            return exc
         if getattr(exc, "sqlite_errorcode", None) == 13:  # SQLITE_FULL
-            return True
+            return exc
         if any(t in str(exc).lower() for t in _FULL_TEXTS):
-            return True
+            return exc
         exc = exc.__cause__ or exc.__context__
-    return False
+    return None
