@@ -3,7 +3,8 @@ directories unwatched: the limit is set in a user namespace of the server's own 
 `fs.inotify.max_user_watches` untouched), at 20 watches for a folder of 44 walked directories. The watch used to fail
 as a whole (30 restarts within a minute, then "file watcher stopped"): no edit was seen. Now the shallowest
 directories are watched, an edit there is indexed, and rag/status says how many are not watched; the others are
-polled, so an edit made in one outside the editor is indexed too (it waited for the next `ragls index`)."""
+polled, so an edit made in one outside the editor is indexed too (it waited for the next `ragls index`), and so is
+a directory made in one."""
 
 from __future__ import annotations
 
@@ -60,6 +61,16 @@ async def test_a_watch_past_the_inotify_limit_watches_the_shallowest_directories
         (folder / "area" / "part40" / "notes.md").write_text("# Part 40\n\nThe lighthouse keeper logs the gannets.\n")
         await eventually(lambda: _first(client, "lighthouse keeper gannets", "area/part40/notes.md"),
                          "the edit in an unwatched directory indexed")
+
+        # a directory made in an unwatched one: its first file is found by the scan its appearance starts, and it
+        # is looked at from then on (it was in no poll: a later edit waited for the next `ragls index`)
+        (folder / "area" / "part40" / "log").mkdir()
+        (folder / "area" / "part40" / "log" / "day.md").write_text("# Day\n\nThe cormorants dried their wings.\n")
+        await eventually(lambda: _first(client, "cormorants dried their wings", "area/part40/log/day.md"),
+                         "a file in a new directory in an unwatched one indexed")
+        (folder / "area" / "part40" / "log" / "day.md").write_text("# Day\n\nThe kittiwakes nested on the cliff.\n")
+        await eventually(lambda: _first(client, "kittiwakes nested on the cliff", "area/part40/log/day.md"),
+                         "the edit in the new directory indexed")
 
 
 async def _first(client, query: str, path: str = "docs/guide.md") -> bool:

@@ -10,7 +10,8 @@ two watches is found by the scan; a scan before it would miss a change made whil
 The user's inotify limit (`fs.inotify.max_user_watches`, shared with every tool) reached: the shallowest directories
 are watched, as many as fit (`_fewer`), and rag/status says how many are not (`LIMIT_WARNING`); the others are
 looked at every UNWATCHED_POLL_S seconds (`DirPoll`: their entries' size and mtime), so an edit made there outside the
-editor is indexed too; the full set is tried again whenever the watch is set up again. A directory that cannot be watched (deleted before its watch was
+editor is indexed too, and a directory made there sets the watch up again as one made in a watched directory does
+(it is polled from then on); the full set is tried again whenever the watch is set up again. A directory that cannot be watched (deleted before its watch was
 set, unreadable) is left out and the others watched. A failing watch (watchfiles drops a batch holding a path that
 is not UTF-8) rescans the folders and watches on, until it fails more than `MAX_WATCH_RESTARTS` times within
 `WATCH_RESTART_WINDOW_S`: then it stops and says so in `workspace.errors` (LSP didSave still updates the index).
@@ -267,11 +268,14 @@ class FileWatcher:
                         self.worker.request_sync()
                     if changes:
                         self.worker.notify(path for _, path in changes)
+                    polled: set = set()
                     if poll is not None and time.monotonic() >= next_poll:  # the directories left unwatched
-                        if polled := poll.changed():
-                            self.worker.notify(polled)
+                        if found := poll.changed():
+                            self.worker.notify(found)
+                            # as a watch reports them: a directory made there is polled too once set up again
+                            polled = {(watchfiles.Change.added, path) for path in found}
                         next_poll = time.monotonic() + max(UNWATCHED_POLL_S, POLL_COST_FACTOR * poll.cost_s)
-                    if self._rewatch(changes, watched):
+                    if self._rewatch(changes | polled, watched):
                         break
                 else:
                     return  # stopped
