@@ -115,7 +115,8 @@ def test_cli_after_trust_the_folder_works_as_configured_until_its_ragls_toml_cha
     shown = json.loads(ragls(env, "trust", "--show", "--json", clone).stdout)
     assert shown["state"] == "untrusted" and shown["file"] == str(clone.resolve() / "ragls.toml")
     assert f'generation.base_url = "{attacker.openai_url}"' in shown["settings"], shown
-    assert not json.loads(ragls(env, "trust", "--list", "--json").stdout)
+    # the store is shared with this worker's other tests: only this clone must be absent from it
+    assert all(r["folder"] != str(clone.resolve()) for r in json.loads(ragls(env, "trust", "--list", "--json").stdout))
     trusted = ragls(env, "trust", clone)
     # what is trusted, with the values: the command that will run, where the key will go, what outside is read
     listed_values = trusted.stdout.splitlines()[1:]
