@@ -15,7 +15,7 @@ import shutil
 from pathlib import Path
 
 from ragls.core.atomic import atomic_target
-from ragls.index.paths import cache_root, models_root
+from ragls.index.paths import cache_root, models_root, user_temp_dir
 
 OFFLINE_MODEL_NAME = "sentence-transformers/all-MiniLM-L6-v2"
 _OFFLINE_FILES = ("tokenizer.json", "config.json", "tokenizer_config.json", "special_tokens_map.json",
@@ -120,24 +120,14 @@ def writable_models_root() -> Path:
 
 def _kept_root() -> Path | None:
     """The user's own folder for derived model files when `models_root()` cannot be written, kept across processes:
-    `<temporary dir>/ragls-models-<uid>` (`tempfile.gettempdir()`, so TMPDIR moves it; `ragls-models` where there
-    are no uids: Windows' temporary dir is the user's already), made with mode 700. None when it cannot be made or
-    may not be the user's alone — a symbolic link, another owner, or group or others may use it (someone else made
-    it first in a shared /tmp): what it holds is loaded as the embedding model."""
-    import stat
-    import tempfile
-
-    posix = hasattr(os, "getuid")
-    path = Path(tempfile.gettempdir()) / (f"ragls-models-{os.getuid()}" if posix else "ragls-models")
-    try:
-        path.mkdir(mode=0o700, exist_ok=True)
-        st = path.lstat()
-    except OSError:
-        return None
-    if not stat.S_ISDIR(st.st_mode) or (posix and (st.st_uid != os.getuid() or st.st_mode & 0o077)):
-        log.debug("%s is not this user's own folder: model files go to a folder of this process", path)
-        return None
-    return path if os.access(path, os.W_OK | os.X_OK) else None
+    `<temporary dir>/ragls-models-<uid>` (`paths.user_temp_dir`: made with mode 700; `ragls-models` where there are
+    no uids). None when it cannot be made or may not be the user's alone (a symbolic link, another owner, or group
+    or others may use it): what it holds is loaded as the embedding model."""
+    name = f"ragls-models-{os.getuid()}" if hasattr(os, "getuid") else "ragls-models"
+    path = user_temp_dir(name)
+    if path is None:
+        log.debug("%s is not this user's own folder: model files go to a folder of this process", name)
+    return path
 
 
 def declared_max_length(model_dir: Path | str | None) -> int | None:

@@ -33,6 +33,29 @@ def models_root() -> Path:
     return Path(env) if env else cache_root() / "models"
 
 
+def user_temp_dir(name: str, base: Path | None = None) -> Path | None:
+    """`<base>/<name>`, the user's own folder in a shared temporary dir (`base` default `tempfile.gettempdir()`, which
+    TMPDIR moves), made with mode 700 when missing; None when it cannot be made or may not be the user's alone: not a
+    directory (a symbolic link), another owner, or group or others may use it (someone else made the name first in a
+    shared /tmp, or planted a link to a folder of theirs or of the user's). What it holds is trusted — the embedding
+    model loaded from it (`model_source._kept_root`), the local socket served in it (`local_socket._socket_path`) —
+    and nothing is changed through it. Owner and mode are POSIX's; on Windows a directory is enough (the temporary
+    dir is the user's already). Never raises."""
+    import stat
+    import tempfile
+
+    path = Path(base if base is not None else tempfile.gettempdir()) / name
+    try:
+        path.mkdir(mode=0o700, exist_ok=True)
+        st = path.lstat()
+    except OSError:
+        return None
+    posix = hasattr(os, "getuid")
+    if not stat.S_ISDIR(st.st_mode) or (posix and (st.st_uid != os.getuid() or st.st_mode & 0o077)):
+        return None
+    return path if os.access(path, os.W_OK | os.X_OK) else None
+
+
 INDEX_NAME_PREFIX_BYTES = 40  # readable part of an index directory's name; file names end at 255 bytes
 
 

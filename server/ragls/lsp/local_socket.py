@@ -34,6 +34,7 @@ from typing import Any
 
 from ragls.core.atomic import atomic_target
 from ragls.core.errors import INVALID_REQUEST, InvalidParams, RaglsError, to_wire_error
+from ragls.index.paths import user_temp_dir
 
 log = logging.getLogger(__name__)
 
@@ -47,13 +48,17 @@ class SocketRefused(Exception):
     """The server's socket exists but must not be used (owned by another user); the caller runs in-process."""
 
 
-def _socket_path(index_dir: Path) -> Path:
+def _socket_path(index_dir: Path) -> Path | None:
+    """Where the server of `index_dir` binds its socket: `<index_dir>/ragls.sock`, or when that name is too long for
+    a socket (`_SUN_PATH_MAX` bytes) `ragls-<digest>.sock` in the user's own runtime folder
+    (`$XDG_RUNTIME_DIR` or the temporary dir, `/ragls-<uid>`: `paths.user_temp_dir`). None when that folder may not be
+    the user's alone (a link planted under its name was made 700 through, and the socket bound in its target)."""
     direct = index_dir / SOCKET_NAME
     if len(os.fsencode(direct)) <= _SUN_PATH_MAX:
         return direct
-    runtime = Path(os.environ.get("XDG_RUNTIME_DIR") or tempfile.gettempdir()) / f"ragls-{os.getuid()}"
-    runtime.mkdir(mode=0o700, exist_ok=True)
-    os.chmod(runtime, 0o700)
+    runtime = user_temp_dir(f"ragls-{os.getuid()}", Path(os.environ.get("XDG_RUNTIME_DIR") or tempfile.gettempdir()))
+    if runtime is None:
+        return None
     digest = hashlib.sha256(os.fsencode(index_dir.resolve())).hexdigest()[:16]
     return runtime / f"ragls-{digest}.sock"
 
@@ -156,6 +161,9 @@ class LocalSocketServer:
 
     def _bind(self, idx: Any) -> None:
         path = _socket_path(idx.index_dir)
+        if path is None:
+            log.warning("no local socket for %s: its runtime folder is not this user's alone", idx.folder)
+            return
         with contextlib.suppress(FileNotFoundError):
             path.unlink()  # a stale socket of a process that died
         try:
