@@ -306,3 +306,30 @@ def test_a_robots_txt_redirecting_to_a_credential_disallows_the_crawl_without_en
     assert skipped.path == site + "/docs/"
     assert skipped.reason.startswith(f"robots.txt unreachable: redirected to http://deploy:{'*' * len(PASSWORD)}@")
     assert PASSWORD not in skipped.reason
+
+
+def test_a_page_an_interrupted_crawl_fetched_is_fetched_whole_at_the_next(workspace, site):
+    """A crawl stopped before its end (the server shutting down) writes nothing to the index, not even the pages it
+    fetched; their new validators were kept all the same, so the next crawl sent them, the site answered 304 and the
+    index kept the page's old text until it changed again. Those pages are fetched whole at the next crawl now."""
+    from ragls.core.errors import RequestFailed
+
+    workspace.index_rag("widget")
+    index = workspace.rags.get("widget").index
+    SITE["/docs/a.html"], saved = page("A", "<h1 id='setup'>Setup</h1><p>The widget daemon now listens on port "
+                                            "9182 after its install.</p>"), SITE["/docs/a.html"]
+    try:
+        Site.log.clear()
+        # stopped once the changed page came (200), before the next page
+        index.should_stop = lambda: ("/docs/a.html", 200) in [(p, s) for p, _, s in Site.log]
+        with pytest.raises(RequestFailed, match="interrupted"):
+            workspace.index_rag("widget")
+        assert "9182" not in " ".join(c.text for c in index.manifest.chunks_of(f"{site}/docs/a.html"))
+        index.should_stop = None
+        Site.log.clear()
+        report = workspace.index_rag("widget")
+        assert ("/docs/a.html", 200) in [(p, s) for p, _, s in Site.log]
+        assert report.indexed == [f"{site}/docs/a.html"]
+        assert "9182" in " ".join(c.text for c in index.manifest.chunks_of(f"{site}/docs/a.html"))
+    finally:
+        SITE["/docs/a.html"] = saved

@@ -117,7 +117,9 @@ class SourcesIndex(FolderIndex):
         return docs, deleted, report
 
     def _fetch_web(self, urls: dict[str, tuple[str | None, bool]], known: set[str]):
-        """Fetch the URL sources and crawls: (new Documents, unchanged URLs, skipped)."""
+        """Fetch the URL sources and crawls: (new Documents, unchanged URLs, skipped). Raises RequestFailed when a
+        crawl was interrupted (`should_stop`): nothing is written then, and the pages it fetched lose the validators
+        the fetch kept (`HttpCache.forget`), so the next crawl fetches them whole."""
         from ragls.sources.crawl import Crawler, CrawlResult, HttpCache
         from ragls.sources.loaders import LoaderError, load_source_with
 
@@ -143,6 +145,8 @@ class SourcesIndex(FolderIndex):
                 else:
                     crawler.fetch_one(url, result)
         finally:
+            if result.interrupted:  # nothing is written: the next crawl fetches those pages whole, not a 304 on
+                crawler.cache.forget(p.url for p in result.pages)  # validators of a text the index never got
             crawler.close()
             crawler.cache.close()
         self.last_requests = result.requests
