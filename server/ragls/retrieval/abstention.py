@@ -53,9 +53,9 @@ unanswerable 0.29-0.63 on real docs). The evidence, gathered once per query from
   to "how do I limit X" names a limit; passages that name none are about X, not about limiting it. A veto like
   value_missing (bench/history/session-67.md, "Abstention: a limit asked, none stated").
 - `mechanism_missing`: 1.0 when the question asks for another way whose answer has a closed vocabulary — retrying
-  what failed, a notification when something happens, how long each step took, watching files
-  (`asked_limit.mechanism_asked`; not a value question) — and none of the passages limit_missing reads says a word
-  of it (retry, notification, e-mail, timings, duration, watch, reload, ...: `asked_limit.MECHANISMS`); else 0, and
+  what failed, a notification when something happens, how long each step took (`asked_limit.mechanism_asked`; not
+  a value question) — and none of the passages limit_missing reads says a word of it (retry, attempts,
+  notification, e-mail, timings, duration, ...: `asked_limit.MECHANISMS`); else 0, and
   `missing_mechanism` names it. A veto like limit_missing (bench/history/session-68.md, "Abstention: the 14
   refusals, and a way asked whose word no passage says").
 - `meaning_absent`: 1.0 when the question holds words no chunk of the searched sources holds (of its asking clause,
@@ -142,7 +142,7 @@ from ragls.retrieval.query import Query
 # meaning_absent (retrieval/absent_meaning.py) is a veto with the same weight; its threshold ABSENT_MEANING_VETO there.
 # limit_missing (retrieval/asked_limit.py: a limit asked for, none stated) too: a hand rule like value_missing, no
 # threshold (bench/history/session-67.md, "Abstention: a limit asked, none stated"); and mechanism_missing (the same
-# module: retrying, a notification, timings, watching files; bench/history/session-68.md).
+# module: retrying, a notification, timings; bench/history/session-68.md).
 COEFFICIENTS = {"intercept": -2.176, "focus_coverage": 5.541, "absent_name": -6.071, "value_missing": -6.071,
                 "meaning_absent": -6.071, "limit_missing": -6.071, "mechanism_missing": -6.071}
 
