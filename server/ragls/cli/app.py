@@ -416,7 +416,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _first_line(exc: BaseException) -> str:
-    """`exc`'s message's first line, without a store library's source location ("…, /root/.cargo/…/writer.rs:191:9")."""
+    """`exc`'s message's first line, without a store library's source location ("…, <cargo home>/registry/…/writer.rs:191:9")."""
     text = (getattr(exc, "strerror", None) or str(exc) or type(exc).__name__).strip().splitlines()[0]
     return text.split(", /", 1)[0] if ".rs:" in text else text
 
