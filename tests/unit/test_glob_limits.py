@@ -80,6 +80,25 @@ def test_an_ignore_file_of_too_many_patterns_leaves_out_all_below_it(tmp_path):
     assert FileFilter(repo / "docs", SourcesSettings()).reason("sub/b.md") == f"ignored by {repo / '.gitignore'}"
 
 
+def test_the_folders_gitignore_files_hold_at_most_10000_patterns_together(tmp_path):
+    """Each nested .gitignore within MAX_IGNORE_PATTERNS, but a path is matched against those of every one above it:
+    40 nested files of 5,000 lines (2.6 MB) cost 20 CPU-s at every command, `ragls query` too. The file past what
+    the shallower ones left fails closed (all below it left out) and says so."""
+    lines = "".join(f"build-{i}/\n" for i in range(4_000))
+    files = {}
+    for depth in range(1, 5):
+        where = "/".join(f"l{k}" for k in range(1, depth + 1))
+        files |= {f"{where}/.gitignore": lines, f"{where}/page.md": "p", f"{where}/build-7/x.md": "x"}
+    make(tmp_path / "ws", {"top.md": "t", **files})
+    walker = FileFilter(tmp_path / "ws", SourcesSettings())
+    assert walk_mod.walk_with(walker) == ["l1/l2/page.md", "l1/page.md", "top.md"]
+    assert walker.reason("l1/l2/l3/page.md") == "ignored by l1/l2/l3/.gitignore"
+    assert walker.reason("l1/build-7/x.md") == "ignored by l1/.gitignore"  # the files within the budget apply
+    assert walker.ignore_problems == {"l1/l2/l3/.gitignore": (
+        "ignore file of 4,000 patterns, past the 10,000 the folder's .gitignore files may "
+        "hold together (each is matched against every path below it): everything below its folder is left out")}
+
+
 def test_a_folders_globs_are_compiled_once_for_every_filter(tmp_path):
     """Every walk, rewatch and read-back builds a FileFilter: a ragls.toml of 50,000 include globs cost 4 CPU-s to
     compile each time (the file watcher built one at each rewatch). The same lists share one compiled spec now, and

@@ -26,6 +26,10 @@ MAX_IGNORE_FILE_BYTES = 5_000_000  # a monorepo's .gitignore is tens of kilobyte
 # Patterns an ignore file may hold: pathspec compiles each into a regular expression and matches a path against
 # every one (20,000 lines: 3.7 CPU-s to compile, 15 ms per path, session 59); real ones hold a few hundred.
 MAX_IGNORE_PATTERNS = 5_000
+# Patterns the .gitignore files inside one folder may hold together (`GitIgnores`): a path is matched against those
+# of every .gitignore above it, so 40 nested ones of 5,000 lines each (2.6 MB) cost 20-30 CPU-s at every command
+# (`ragls query` too); real repositories hold a few hundred in all.
+MAX_FOLDER_IGNORE_PATTERNS = 2 * MAX_IGNORE_PATTERNS
 GITIGNORE = ".gitignore"
 
 
@@ -61,7 +65,8 @@ def _user_ignore_file(home: str | None, xdg: str | None, _configs: tuple, _stamp
     return Path(xdg or Path(home or "~").expanduser() / ".config") / "git" / "ignore"
 
 
-def read_ignore_file(path: Path, everything: str = "*", problems: list[str] | None = None) -> GitIgnoreSpec | None:
+def read_ignore_file(path: Path, everything: str = "*", problems: list[str] | None = None,
+                     max_patterns: int = MAX_IGNORE_PATTERNS) -> GitIgnoreSpec | None:
     """The parsed ignore file at `path`, or None when it is missing, unreadable, no regular file (a FIFO would
     block the walk, a link to /dev/zero never end: `load.read_bytes`) or malformed. A line with too many
     wildcards (`globs.glob_problem`) fails closed (`globs.kept_out`). A file larger than MAX_IGNORE_FILE_BYTES or of
@@ -69,7 +74,9 @@ def read_ignore_file(path: Path, everything: str = "*", problems: list[str] | No
     directory; an ignore file above the folder gives "/<folder>/?*": all in the folder, not the folder itself, which
     would drop the rules above it: `GitIgnores._outer_ignores_folder`). Each such problem is logged and appended to
     `problems` (when given) as a sentence for rag/status: "ignore file of 5,001 patterns (more than 5,000, each
-    matched against every path): everything below its folder is left out"."""
+    matched against every path): everything below its folder is left out". `max_patterns`: fewer than
+    MAX_IGNORE_PATTERNS when the file's folder has other ignore files (`GitIgnores`: what they left of
+    MAX_FOLDER_IGNORE_PATTERNS), said as such."""
     def problem(message: str) -> None:
         message = mask_secrets(message)[0]  # it may quote a line of the file
         log.warning("%s: %s", path, message)
@@ -90,6 +97,10 @@ def read_ignore_file(path: Path, everything: str = "*", problems: list[str] | No
     if patterns > MAX_IGNORE_PATTERNS:
         problem(f"ignore file of {patterns:,} patterns (more than {MAX_IGNORE_PATTERNS:,}, each matched against every "
                 f"path): {below}")
+        return GitIgnoreSpec.from_lines([everything])
+    if patterns > max_patterns:
+        problem(f"ignore file of {patterns:,} patterns, past the {MAX_FOLDER_IGNORE_PATTERNS:,} the folder's .gitignore "
+                f"files may hold together (each is matched against every path below it): {below}")
         return GitIgnoreSpec.from_lines([everything])
     # gitignore has no brace sets, but its wildcards cost what an include glob's do (`globs.glob_problem`): a line
     # that keeps files out is matched by a wider glob, a "!" line that lets some back in is left out
@@ -112,7 +123,10 @@ class GitIgnores:
     """The git ignore rules of one folder (`walk.FileFilter` with `sources.respect_gitignore`): its `.gitignore`
     files (root and nested, each relative to its own directory), and, when the folder lies inside a git repository,
     the user's own ignore file, the repository's `.git/info/exclude` and the `.gitignore` files above the folder.
-    Each file is read once (`read_ignore_file`); `clear()` forgets them (after a `.gitignore` changed).
+    Each file is read once (`read_ignore_file`); `clear()` forgets them (after a `.gitignore` changed). The
+    folder's own .gitignore files hold at most MAX_FOLDER_IGNORE_PATTERNS patterns together, in the order they are
+    read (the walk's: shallow first): one past what the others left fails closed, as a file past
+    MAX_IGNORE_PATTERNS does.
 
     `settings`: the folder's `[sources]` settings (`follow_outside_links` read at each use). `problems`: the ignore
     files whose rules could not be applied as written, as index keys (one above the folder: its absolute path) ->
@@ -124,12 +138,14 @@ class GitIgnores:
         self._specs: dict[str, GitIgnoreSpec | None] = {}
         self._outer: list[tuple[str, GitIgnoreSpec, str]] | None = None
         self.problems: dict[str, str] = {}
+        self._patterns_left = MAX_FOLDER_IGNORE_PATTERNS  # what the .gitignore files read so far left
 
     def clear(self) -> None:
         """Forget the ignore files read and their problems: the next match reads them again."""
         self._specs.clear()
         self.problems.clear()
         self._outer = None
+        self._patterns_left = MAX_FOLDER_IGNORE_PATTERNS
 
     def match(self, rel: str, is_dir: bool) -> str | None:
         """The .gitignore (relative path) whose rules ignore `rel`, or None. Deeper files override shallower ones,
@@ -169,7 +185,9 @@ class GitIgnores:
                 log.warning("%s: %s", path, problems[-1])
                 self._specs[rel_dir] = None
             else:
-                self._specs[rel_dir] = read_ignore_file(path, problems=problems)
+                spec = read_ignore_file(path, problems=problems, max_patterns=self._patterns_left)
+                self._patterns_left -= len(spec.patterns) if spec is not None else 0
+                self._specs[rel_dir] = spec
             if problems:
                 self.problems[path_key(f"{rel_dir}/{GITIGNORE}" if rel_dir else GITIGNORE)] = "; ".join(problems)
         return self._specs[rel_dir]
