@@ -29,6 +29,7 @@ from typing import Any
 
 from ragls.config import trust
 from ragls.config.globs import expand_braces, pattern_count
+from ragls.config.setting_names import setting_files
 from ragls.config.settings import (  # noqa: F401 - the editor's trust keys are re-exported for the fronts
     CONFIG_FILE,
     EDITOR_TRUST_CONFIGS_KEY,
@@ -326,6 +327,9 @@ class FolderLayer:
     warnings: list[str] = field(default_factory=list)
     raw: bytes | None = None  # the file's bytes this answer is about (what `ragls trust` records the hash of)
     how: str | None = None  # how to trust it ("read the file, then run `ragls trust DIR` to use them"), when untrusted
+    # Which file set each setting in force, by dotted name (`setting_names.setting_files`): the user's ragls.toml or
+    # this one; filled by `load_folder_settings`.
+    setting_files: dict[str, Path] = field(default_factory=dict)
 
     def ignored_llm(self) -> str | None:
         """One sentence for an answer given without an LLM when this untrusted file named one (`LLM_SETTINGS`):
@@ -426,7 +430,8 @@ def load_settings(folder: str | os.PathLike | None, *overrides: dict[str, Any] |
 
 def load_folder_settings(folder: str | os.PathLike | None,
                          *overrides: dict[str, Any] | None) -> tuple[Settings, list[str], Any]:
-    """`load_settings` with the folder's layer (`FolderLayer`: trusted or not, what was ignored). Raises
+    """`load_settings` with the folder's layer (`FolderLayer`: trusted or not, what was ignored, which file set each
+    setting). Raises
     ConfigError; an invalid value the folder's ragls.toml holds names that file ("invalid settings in
     /src/app/ragls.toml: retrieval.top_k: ..."), as a syntax error in it does."""
     layer = folder_layer(folder, overrides)
@@ -442,6 +447,7 @@ def load_folder_settings(folder: str | os.PathLike | None,
                 build_settings(layer.data, origin=str(layer.path))  # raises when the file's own values are invalid
             raise
         settings, warnings = refit
+    layer.setting_files = setting_files([(user_config_file(), user), (layer.path, layer.data)], overrides)
     return settings, layer.warnings + warnings + ([layer.notice] if layer.notice else []), layer
 
 

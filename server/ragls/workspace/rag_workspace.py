@@ -104,6 +104,9 @@ class RagWorkspace:
         self.trust_errors: list[dict[str, str]] = []
         # Per folder: why its ragls.toml's LLM is not used (untrusted), for an answer given without one.
         self.ignored_llm: list[str | None] = []
+        # Which file set each setting of the first folder's (`settings`), for errors that name a setting: "check
+        # generation.base_url in ~/.config/ragls/ragls.toml" (config/setting_names.py).
+        self.setting_files: dict[str, Path] = {}
         # An include/exclude glob pointing outside its folder matches nothing (or one too costly to match, matched
         # wider or left out): said in the logs and rag/status, severity "warning" — nothing failed, the user fixes a
         # glob — as `ragls index` and `query` print it ("ragls: warning: ...") and `ragls status` ("warning:").
@@ -121,6 +124,8 @@ class RagWorkspace:
                     error["trustHow"] = layer.how  # say its way (docs/protocol.md: Neovim's :RagTrust)
                 self.trust_errors.append(error)
             self.ignored_llm.append(layer.ignored_llm())
+            if folder == self.folders[0]:
+                self.setting_files = layer.setting_files
             for warning in glob_warnings(s.sources.include, s.sources.exclude, folder):
                 self.warnings.append(f"{folder}: {warning}")
                 glob_errors.append({"path": str(layer.path or folder), "message": warning, "severity": "warning"})
@@ -402,6 +407,10 @@ class RagWorkspace:
                      memo=self.summary_memo, answer_cache=self.answer_cache, label=extractive_label(ignored),
                      unindexed=None if rags else lambda: empty_folder_notices(folders),
                      files={str(idx.folder): idx.filter for idx in folders})  # what a page's literalinclude shows
+        if answer.error:  # the LLM failed: the setting to check named with the file that set it
+            from ragls.config.setting_names import name_setting_files
+
+            answer = replace(answer, error=name_setting_files(answer.error, self.setting_files))
         return replace(answer, llm_calls=llm_calls) if llm_calls.snapshot() else answer
 
     def retrieve_documents(self, specs: Sequence[str], question: Any, history, top_k: int | None):
