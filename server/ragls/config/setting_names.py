@@ -14,7 +14,7 @@ fronts keep the ragls.toml names.
 
 A setting a file set (the user's own `~/.config/ragls/ragls.toml`, or a folder's ragls.toml whose value applies) and
 no editor setting overrode is named with that file on every front: "generation.base_url in
-/home/u/.config/ragls/ragls.toml" (`setting_files` finds them, `name_setting_files` writes them; a workspace's LLM
+~/.config/ragls/ragls.toml" (`setting_files` finds them, `name_setting_files` writes them; a workspace's LLM
 error, workspace/rag_workspace.py). The editor front leaves a name already followed by " in <file>" as it is.
 """
 
