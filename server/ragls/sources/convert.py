@@ -314,6 +314,13 @@ def converter(ext: str) -> str | None:
     return "html" if ext in HTML_EXTENSIONS else ext if ext in CONVERTER_VERSIONS else None
 
 
+def chosen_loader(ext: str, loaders: dict[str, str], loader: str | None = None) -> str | None:
+    """The loader that reads a file of extension `ext`: `loader` (a `name:` source prefix), else the extension
+    when `loaders` (`[document_loaders]`) configures a program for it; None: its extension decides (a built-in
+    converter, or text). `load_source` reads the file so, `conversion_outdated` judges its record so."""
+    return loader or (ext if ext in loaders else None)
+
+
 def converted_hash(data: bytes, name: str) -> str:
     """The `content_hash` of bytes converted by the built-in converter `name` ("html", "pdf", "docx"): the bytes'
     sha256 hex, then "~" and the converter's version when above 1 (`CONVERTER_VERSIONS`)."""
@@ -328,7 +335,7 @@ def conversion_outdated(rel_path: str, recorded_hash: str, loaders: dict[str, st
     version 1), so the file must be converted again though unchanged. False for a file no built-in converter reads
     (plain text, a `[document_loaders]` program)."""
     ext = extension(rel_path)
-    chosen = loader or (ext if ext in (loaders or {}) else None)  # as `load_source` chooses
+    chosen = chosen_loader(ext, loaders or {}, loader)
     name = None if chosen in (loaders or {}) else converter(chosen or ext)
     if name is None:
         return False
@@ -356,7 +363,7 @@ def convert_bytes(label: str, data: bytes, ext: str, *, content_type: str = "",
     else:
         raise ValueError(f"no converter for .{ext}")
     text = normalize_line_ends(text)  # a lone CR in a PDF's or a paragraph's text: same length, so `marks` hold
-    name = "pdf" if ext == "pdf" else "docx" if ext == "docx" else "html"
+    name = converter(ext) or "html"  # (else an HTML `content_type`)
     return Document(folder="", path=label, text=text, content_hash=converted_hash(data, name), kind=kind,
                     size=len(data), mtime_ns=0, marks=marks)
 
@@ -395,7 +402,7 @@ def load_source(folder: Path, rel_path: str, max_file_bytes: int, loaders: dict[
     configured, converts the bytes `read_bytes` checked, never the name again (`loaders.load_with`)."""
     ext = extension(rel_path)
     loaders = loaders or {}
-    name = loader or (ext if ext in loaders else None)
+    name = chosen_loader(ext, loaders, loader)
     if name is not None and name in loaders:
         from ragls.sources.loaders import load_with
 
