@@ -7,6 +7,7 @@ loopback LLM server of tests/, stopped, a real index, the CLI in this process an
 
 from __future__ import annotations
 
+import subprocess
 import tempfile
 from pathlib import Path
 
@@ -15,6 +16,7 @@ import pytest_lsp
 from clikit import ragls
 from llm_server import LLMServer
 from lspkit import SERVER_COMMAND, copy_docs, init_params, request, server_env, wait_indexed
+from pygls.exceptions import JsonRpcException
 from pytest_lsp import ClientServerConfig, LanguageClient
 from ragls.config.setting_names import name_setting_files, name_settings, setting_files
 
@@ -33,7 +35,14 @@ USER_FILE = str(CONFIG / "ragls.toml")
 
 @pytest.fixture(scope="module")
 def workspace(tmp_path_factory):
-    return copy_docs(tmp_path_factory.mktemp("down") / "docs")
+    """The docs in a git repository with a change staged, for a commit message."""
+    docs = copy_docs(tmp_path_factory.mktemp("down") / "docs")
+    git = ["git", "-C", str(docs), "-c", "user.name=T", "-c", "user.email=t@example.com", "-c", "commit.gpgsign=false"]
+    for args in (["init", "-q"], ["add", "."], ["commit", "-q", "-m", "init"]):
+        subprocess.run([*git, *args], check=True, capture_output=True, env={**ENV, "GIT_CONFIG_GLOBAL": "/dev/null"})
+    (docs / "guide" / "retries.md").write_text((docs / "guide" / "retries.md").read_text() + "\nRetries back off.\n")
+    subprocess.run([*git, "add", "."], check=True, capture_output=True, env={**ENV, "GIT_CONFIG_GLOBAL": "/dev/null"})
+    return docs
 
 
 def test_the_cli_names_the_users_file_when_the_llm_is_down(workspace):
@@ -41,6 +50,9 @@ def test_the_cli_names_the_users_file_when_the_llm_is_down(workspace):
     assert out.returncode == 1
     assert f"is the server running? Check generation.base_url in {USER_FILE}" in out.stderr, out.stderr
     assert "in ragls.toml" not in out.stderr
+    out = ragls(ENV, "commit-msg", workspace, check=False)
+    assert out.returncode == 1
+    assert f"Check generation.base_url in {USER_FILE}" in out.stderr, out.stderr
 
 
 @pytest_lsp.fixture(scope="module", loop_scope="module",
@@ -58,6 +70,16 @@ async def test_rag_ask_names_the_users_file_when_the_llm_is_down(client):
     message = res["error"]["message"]
     assert f"is the server running? Check generation.base_url in {USER_FILE}" in message, message
     assert "ragls.toml or" not in message and "setup()" not in message and res["model"] == "extractive"
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_rag_commit_message_names_the_users_file_when_the_llm_is_down(client, workspace):
+    from ragls.core.uris import path_to_uri
+
+    with pytest.raises(JsonRpcException) as err:
+        await request(client, "rag/commitMessage", {"repository": path_to_uri(workspace)})
+    assert err.value.code == -32803 and f"Check generation.base_url in {USER_FILE}" in str(err.value), err.value
+    assert "ragls.toml or" not in str(err.value)
 
 
 def test_a_setting_the_editor_sent_is_named_by_the_editor_not_by_a_file(tmp_path):

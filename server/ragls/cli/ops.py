@@ -434,16 +434,18 @@ def cmd_graph(args) -> int:
 
 def cmd_commit_msg(args) -> int:
     from ragls.commit.message import generate_commit_message
-    from ragls.config.trust_filter import load_settings
+    from ragls.config.setting_names import name_setting_files
+    from ragls.config.trust_filter import load_folder_settings
     from ragls.llm.chat import make_chat_model
 
     folder = Path(args.path or ".").resolve()
-    settings, _ = load_settings(folder)
+    settings, _, layer = load_folder_settings(folder)
     try:
         result = generate_commit_message(folder, settings=settings, staged=not args.all, style=args.style,
                                          chat=make_chat_model(settings.generation))
     except RequestFailed as exc:  # the server's wording names the protocol field; the CLI flag is --all
-        raise RequestFailed(str(exc).replace("pass staged:false", "use --all for the working-tree changes")) from None
+        message = str(exc).replace("pass staged:false", "use --all for the working-tree changes")
+        raise RequestFailed(name_setting_files(message, layer.setting_files)) from None  # the file that set it
     if args.json:
         from ragls.lsp.wire import to_wire_commit
 

@@ -22,7 +22,7 @@ from ragls.config.aliases import OldName
 from ragls.config.globs import glob_warnings
 from ragls.config.settings import Settings
 from ragls.config.trust_filter import load_folder_settings
-from ragls.core.errors import InvalidParams, RaglsError
+from ragls.core.errors import InvalidParams, RaglsError, RequestFailed
 from ragls.core.ir import Answer, Chunk, Hit
 from ragls.core.telemetry import traced
 from ragls.core.uris import folder_uri_path
@@ -447,7 +447,8 @@ class RagWorkspace:
         """rag/commitMessage for the repository containing the first folder (or `repository`, a folder's file://
         URI, checked as a workspace folder's is: `core.uris.folder_uri_path`). InvalidParams naming the value and
         the problem for anything else: "repository: '/etc': not a file:// URI" (`/etc` was an internal error with
-        a traceback; `file://server/share` read as /share)."""
+        a traceback; `file://server/share` read as /share). Raises RequestFailed (not a git repository, the LLM
+        failed: a setting it names is named with the file that set it, `setting_names.name_setting_files`)."""
         from ragls.commit.message import generate_commit_message
         from ragls.llm.chat import make_chat_model
 
@@ -464,8 +465,14 @@ class RagWorkspace:
             good = [h for h in hits if "contribut" in h.chunk.path.lower() or "commit" in h.chunk.text.lower()]
             return good[0].chunk.text if good else None
 
-        return generate_commit_message(repo, settings=self.settings, staged=staged, style=style,
-                                       chat=make_chat_model(self.settings.generation), conventions=conventions)
+        try:
+            return generate_commit_message(repo, settings=self.settings, staged=staged, style=style,
+                                           chat=make_chat_model(self.settings.generation), conventions=conventions)
+        except RequestFailed as exc:  # the LLM failed: the setting to check named with the file that set it
+            from ragls.config.setting_names import name_setting_files
+
+            exc.args = (name_setting_files(str(exc), self.setting_files),)
+            raise
 
     # -- status --------------------------------------------------------------------------------------------
     def status(self) -> Status:
