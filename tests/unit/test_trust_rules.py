@@ -394,3 +394,21 @@ def test_an_untrusted_file_gives_its_glob_lists_at_most_5000_patterns_together(t
     assert "sources.include (more than 5,000 glob patterns in the file)" in line
     trust.trust(tmp_path)
     assert load_settings(tmp_path)[0].sources.include == braces  # trusting applies it whole
+
+
+def test_an_untrusted_folder_cannot_multiply_its_windows_or_chunks(tmp_path, store):
+    """Windows every 8 wordpieces (the schema's least) made ten times the default's vectors (two flask-docs pages:
+    119 -> 1,160 windows, 16.7 -> 95.9 CPU-s to index); small windows multiply them as well. An untrusted ragls.toml
+    gets `FOLDER_MIN` at least, with a warning; the user's own settings and a trusted file do not."""
+    (tmp_path / "ragls.toml").write_text("[chunking]\nchunk_size = 300\n[embedding]\nwindow = 64\nwindow_stride = 8\n"
+                                         "[rags.notes]\nsources = [\"docs\"]\nembedding = {window_stride = 16}\n")
+    s, warnings = load_settings(tmp_path)
+    assert (s.chunking.chunk_size, s.embedding.window, s.embedding.window_stride) == (300, 128, 64)
+    said = "\n".join(warnings)
+    assert ("embedding.window_stride = 8 in the folder's ragls.toml is below 64, the least an untrusted folder may "
+            "set: 64 is used") in said
+    assert "embedding.window = 64" in said and "chunk_size" not in said
+    assert folder_layer(tmp_path).data["rags"]["notes"]["embedding"] == {"window_stride": 64}
+    assert load_settings(tmp_path, {"embedding": {"window_stride": 8}})[0].embedding.window_stride == 8  # the user's
+    trust.trust(tmp_path)
+    assert load_settings(tmp_path)[0].embedding.window_stride == 8

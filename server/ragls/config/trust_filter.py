@@ -138,6 +138,13 @@ FOLDER_MAX: dict[str, dict[str, float]] = {
 MAX_FOLDER_GLOBS = 5_000
 GLOB_SETTINGS = frozenset({("sources", "include"), ("sources", "exclude")})
 TOO_MANY_GLOBS = f"more than {MAX_FOLDER_GLOBS:,} glob patterns in the file"
+#: section -> field -> the smallest value an untrusted folder's ragls.toml may give a number whose smaller values
+#: multiply the work of indexing and search: embedding windows every 8 wordpieces (the schema's least) made ten times
+#: the vectors of the default's 128 (two flask-docs pages: 119 -> 1,160 windows, 16.7 -> 95.9 CPU-s to index), a
+#: window of 32 wordpieces (its stride half of it) as many. A smaller value is used at this bound, with a warning
+#: (`bounded`): at most twice the default's windows. (`chunking.chunk_size` keeps the schema's 100: folders set
+#: 300-800 for their pages, and a chunk of fewer characters than a window is embedded once.)
+FOLDER_MIN: dict[str, dict[str, float]] = {"embedding": {"window": 128, "window_stride": 64}}
 RAG_KEYS = frozenset({"sources", "description"})  # rags.RAG_KEYS: the keys of a [rags.NAME] table that are not settings
 BUILTIN_LOADER = re.compile(r"^(pdf|docx|html):(?!//)(.+)$")  # sources/resolve.BUILTIN_LOADERS, which run no program
 _GLOB_CHARS = re.compile(r"[*?\[{]")
@@ -145,8 +152,8 @@ _GLOB_CHARS = re.compile(r"[*?\[{]")
 
 def bounded(section: str, name: str, value: Any) -> tuple[Any, str | None]:
     """An untrusted folder's number for `section.name` within bounds: (value, None) when it lies within the schema's
-    bounds (settings.py `ge`/`gt`/`le`) and `FOLDER_MAX`; (the bound, a warning naming the setting and the bound
-    used) above them; (the default, a warning) below the minimum; (None, a warning) for nan, which is dropped. So a
+    bounds (settings.py `ge`/`gt`/`le`), `FOLDER_MIN` and `FOLDER_MAX`; (the bound, a warning naming the setting and
+    the bound used) above them or below `FOLDER_MIN`; (the default, a warning) below the schema's minimum; (None, a warning) for nan, which is dropped. So a
     folder's file never stops the folder from opening with an out-of-range number, and never claims more than
     `FOLDER_MAX`. Anything but a number (a bool, a string) is returned as it is, for the schema to judge."""
     model = Settings.model_fields[section].annotation if section in Settings.model_fields else None
@@ -163,6 +170,11 @@ def bounded(section: str, name: str, value: Any) -> tuple[Any, str | None]:
         bound = f"below its minimum {low}" if inclusive else f"not above {low}, as it must be"
         used = "it is left unset (chosen automatically)" if field.default is None else f"the default {field.default} is used"
         return field.default, f"{setting} is {bound}: {used}"
+    folder_low = FOLDER_MIN.get(section, {}).get(name, -math.inf)
+    if value < folder_low:
+        low = float(folder_low) if isinstance(field.default, float) else int(folder_low)
+        return low, (f"{setting} is below {low:,}, the least an untrusted folder may set: {low:,} is used (set a "
+                     "smaller one in your own settings, or trust the folder)")
     schema_high = min([m.le for m in field.metadata if hasattr(m, "le")], default=math.inf)
     folder_high = FOLDER_MAX.get(section, {}).get(name, math.inf)
     if value > min(schema_high, folder_high):
