@@ -17,7 +17,7 @@ from ragls.answer.passages import EXTRACTIVE_MAX_SENTENCE_CHARS, Unit, chunk_uni
 from ragls.core.ir import Hit
 
 __all__ = ["FOCUS_SENTENCE_LINES", "LEAD_CODE_LINES", "NEXT_REFERENCE_WORDS", "POINTER", "REFERENCE_HEAD_WORDS", "SHORT_CODE_LINES",
-           "alternative", "antecedent", "code_lines", "continues", "describes", "explains", "joined_sentences", "names_before", "quotes", "read_with_neighbours", "shows_how", "with_code_after"]
+           "alternative", "antecedent", "code_lines", "continues", "describes", "explains", "joined_sentences", "names_before", "quotes", "read_with_neighbours", "refers_back", "shows_how", "with_code_after"]
 
 FOCUS_SENTENCE_LINES = 6  # the most lines a focus sentence (or list item) spans on its own (answer/focus.py)
 SHORT_CODE_LINES = 3  # a code block after a sentence this short (lines of code) comes with it when on topic
@@ -375,6 +375,12 @@ def _lead_of(found: list[Unit], at: int, own: Unit, text: str = "") -> Unit | No
 _BACK_REFERENCE = re.compile(r"^(?:So|Thus|Therefore|Hence|However|Otherwise|Instead|Also|Then|It|Its|This|That|These|"
                              r"Those|They|Their|Such|To do (?:this|so|that)|In (?:this|that|which|such a) case|"
                              r"As a result|For (?:this|that) reason)\b")
+
+
+def refers_back(sentence: str) -> bool:
+    """Whether `sentence` (its heading's label aside) opens with a connective or a pronoun that refers back to what
+    came before it (`_BACK_REFERENCE`: "So ...", "It would be updated to:", "Then run:")."""
+    return bool(_BACK_REFERENCE.match(_LABEL.sub("", sentence, count=1)))
 
 
 def antecedent(prev: Unit, unit: Unit) -> bool:

@@ -13,8 +13,8 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from ragls.answer.neighbours import joined_sentences, quotes
-from ragls.answer.passages import EXTRACTIVE_MAX_SENTENCE_CHARS, Unit
+from ragls.answer.neighbours import NEXT_REFERENCE_WORDS, joined_sentences, quotes, refers_back
+from ragls.answer.passages import EXTRACTIVE_MAX_SENTENCE_CHARS, LIST_ITEM, Unit
 from ragls.core.ir import Hit
 
 __all__ = ["NEXT_FLOOR", "NEXT_GAP_LINES", "by_source", "with_next_passages"]
@@ -45,7 +45,9 @@ def with_next_passages(picked: list[tuple[int, Unit]], passages: dict[int, list[
     same paragraph it is read as one passage with the quoted one (`_one_paragraph`, joined as
     `neighbours.joined_sentences` joins two sentences); otherwise it follows it as a passage of its own.
     `passages[n]`: every passage of source n's chunk in order (`passages.chunk_units`), each with its score (None:
-    not scored). One step: an added passage brings none of its own. At most max(`room`, 1) passages are added
+    not scored). The second half of an example a quoted passage shows ("It would be updated to:" and its block after
+    "If you previously had the following ...:" and its block, `_goes_on`) is quoted whatever its score, first and
+    beyond the budget below. One step: an added passage brings none of its own. At most max(`room`, 1) passages are added
     (`room`: the places the quoting floor left empty among the answer's picks; one more when it left none), the
     best-scored first: the answer grows by one passage at most beyond one the floor did not cut (adding every
     such passage changed 625 of 1,122 answers of 38 dev sets, +11.6 % of their text, many with a lower source's
@@ -53,23 +55,39 @@ def with_next_passages(picked: list[tuple[int, Unit]], passages: dict[int, list[
     found = []
     for n, unit in picked:
         nxt = _next_of(unit, passages.get(n, []))
-        if nxt is not None and nxt[1] is not None and nxt[1] >= NEXT_FLOOR * best and not nxt[0].output \
-                and 0 <= nxt[0].line - unit.block_end <= NEXT_GAP_LINES:
-            found.append((nxt[1], n, unit, nxt[0]))
+        if nxt is None or nxt[0].output or not 0 <= nxt[0].line - unit.block_end <= NEXT_GAP_LINES:
+            continue
+        if _goes_on(unit, nxt[0]) or (nxt[1] is not None and nxt[1] >= NEXT_FLOOR * best):
+            found.append((nxt[1] or 0.0, n, unit, nxt[0]))
     out = list(picked)
     budget = max(room, 1)
-    for _, n, unit, after in sorted(found, key=lambda t: -t[0]):
-        if budget <= 0:
-            break
+    for _, n, unit, after in sorted(found, key=lambda t: (not _goes_on(t[2], t[3]), -t[0])):
         if _shown(n, after, out):
             continue
-        budget -= 1
+        if not _goes_on(unit, after):  # the second half of a quoted example is no extra passage
+            if budget <= 0:
+                continue
+            budget -= 1
         at = next(k for k, (m, u) in enumerate(out) if m == n and u is unit)
         if _one_paragraph(unit, after, hits.get(n)):
             out[at] = (n, replace(after, sentence=joined_sentences(unit.sentence, after.sentence), line=unit.line))
         else:
             out.insert(at + 1, (n, after))
     return out
+
+
+def _goes_on(unit: Unit, after: Unit) -> bool:
+    """Whether `after`, the passage right after quoted passage `unit`, is the second half of the example `unit`
+    shows: `unit` carries a code block (`Unit.attached`, not a list) and `after` is a ":" lead-in of at most
+    NEXT_REFERENCE_WORDS words that refers back (`neighbours.refers_back`) and carries a code block of its own (a
+    list after an example is something else: "This has two drawbacks:"): "If you
+    previously had the following in your GitHub Actions workflow file:" / the old step / "It would be updated to:" /
+    the new one (Python Semantic Release's v10 upgrade guide, sr30). Quoted alone, the first half shows what no
+    longer works; `with_next_passages` quotes the second whatever its score, outside its budget."""
+    return bool(unit.attached) and not LIST_ITEM.match(unit.attached) \
+        and bool(after.attached) and not LIST_ITEM.match(after.attached) \
+        and after.sentence.endswith(":") and len(after.sentence.split()) <= NEXT_REFERENCE_WORDS \
+        and refers_back(after.sentence)
 
 
 def _next_of(unit: Unit, found: list[tuple[Unit, float | None]]) -> tuple[Unit, float | None] | None:
