@@ -56,6 +56,7 @@ from ragls.answer.includes import FileFilters, included_block
 from ragls.answer.inline import plain
 from ragls.answer.labels import bare_heading_label, heading_label, item_label, labelled, paragraph_label
 from ragls.answer.markup import clean_markup
+from ragls.answer.openings import opening_lines
 from ragls.answer.sentences import item_sentences, join_next, joined_lines, sentence_spans
 from ragls.sources.convert import CONVERTED_EXTENSIONS, extension
 from ragls.sources.load import kind_for
@@ -167,7 +168,8 @@ def chunk_units(chunk: Chunk, lines: tuple[int, int] | None = None, files: FileF
     the code they include (as the FileFilter of the chunk's folder in `files` allows: {folder: the filter of its
     open index}, handed down by the workspace; a folder without one: the default sources settings); a code file's (`sources.load.kind_for`) are its docstrings and comments with the code
     they document (`code_passages.code_passages`, each of at least MIN_WORDS words); not an HTML page's, converted to
-    Markdown text when indexed. A Markdown chunk that opens inside a pipe table reads its rows under the table's
+    Markdown text when indexed. A reST chunk that opens at its section title's underline is read with the title's
+    line (`openings.opening_lines`, from the file; its passages on the chunk's lines). A Markdown chunk that opens inside a pipe table reads its rows under the table's
     header from the file (`table_columns.header_above`)."""
     if kind_for(chunk.path) == "code" and extension(chunk.path) not in CONVERTED_EXTENSIONS and "://" not in chunk.path:
         return [Unit(_cap(p.sentence), p.attached, p.line, p.end, p.end)
@@ -175,8 +177,16 @@ def chunk_units(chunk: Chunk, lines: tuple[int, int] | None = None, files: FileF
     markdown = is_markdown(chunk.path)
     header = table_columns.header_above(chunk) if markdown and extension(chunk.path) not in CONVERTED_EXTENSIONS \
         else ""
-    return units(chunk.text, lines, markdown, chunk.path, chunk.folder, files.get(chunk.folder) if files else None,
-                 header)
+    before = opening_lines(chunk)
+    if not before:
+        return units(chunk.text, lines, markdown, chunk.path, chunk.folder, files.get(chunk.folder) if files else None,
+                     header)
+    # a reST chunk opening at its section title's underline: read with the title line above it
+    k = len(before)
+    found = units("\n".join([*before, chunk.text]), None if lines is None else (lines[0] + k, lines[1] + k), markdown,
+                  chunk.path, chunk.folder, files.get(chunk.folder) if files else None, header)
+    return [replace(u, line=max(0, u.line - k), end=u.end - k, block_end=u.block_end - k,
+                    code_end=u.code_end - k if u.code_end >= 0 else -1) for u in found if u.end >= k]
 
 
 @functools.lru_cache(maxsize=2048)
