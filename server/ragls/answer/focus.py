@@ -158,8 +158,9 @@ def sentence_focus(hits: Sequence[Hit], question: str, files: FileFilters | None
         titled = _titled(hit.chunk.text, candidates, query, is_markdown(hit.chunk.path))
         weighted = [None if x is None else (x + t) * c.weight for x, t, c in zip(scores, titled, candidates)]
         ranking = weighted
+        cosines: list[float | None] = [None] * len(candidates)
         if embed is not None and query_vector is not None:  # the passages by meaning too
-            meant, titled_share = _with_meaning(scores, titled, candidates, embed, query_vector)
+            meant, titled_share, cosines = _with_meaning(scores, titled, candidates, embed, query_vector)
             ranking = [None if x is None else (x + t) * c.weight for x, t, c in zip(meant, titled_share, candidates)]
         ranked = sorted((-x, i) for i, x in enumerate(ranking) if x is not None)
         if not ranked:  # no passage shares a word with the question (or the chunk is code): the window's
@@ -172,7 +173,7 @@ def sentence_focus(hits: Sequence[Hit], question: str, files: FileFilters | None
         best = ranked[0][1]
         u = with_code_after(candidates[best].unit, query)
         own = focus_lines(hit, u, named, query)
-        first, last = _neighbours(candidates, words, ranking, best, own, query)
+        first, last = _neighbours(candidates, words, ranking, best, own, query, cosines)
         if len(ranked) > 1:  # the runner-up joins when both fit in one focus (`_with_runner_up`)
             first, last = _with_runner_up(hit, candidates[ranked[1][1]].unit, (first, last), named, query)
         base = hit.chunk.span.start_line
@@ -201,8 +202,9 @@ def _with_runner_up(hit: Hit, unit: Unit, span: tuple[int, int], named: frozense
 
 
 def _with_meaning(scores: list[float | None], titled: list[float], candidates: list[Candidate],
-                  embed: Callable[[list[str]], Any], query_vector: Any) -> tuple[list[float | None], list[float]]:
-    """(scores, titled) of `sentence_focus` for one chunk's `candidates` with their meaning weighed: each scored
+                  embed: Callable[[list[str]], Any], query_vector: Any
+                  ) -> tuple[list[float | None], list[float], list[float | None]]:
+    """(scores, titled, cosines) of `sentence_focus` for one chunk's `candidates` with their meaning weighed: each scored
     passage's word score (`passage_scores`) and heading share (`_titled`) over the best word score, plus
     COSINE_WEIGHT times the cosine of its sentence (without the block it introduces, as the extractive answer embeds
     it) with `query_vector`; a passage the words leave out (None) stays out. Words alone rank a sentence repeating
@@ -215,18 +217,23 @@ def _with_meaning(scores: list[float | None], titled: list[float], candidates: l
     placed more focus than it lost, bench/history/session-67.md, "Focus: the two best passages of a chunk"). Measured on the 26 embedded dev sets
     (recorded hits, Focus@5): 434 -> 471/784, the mean focus 4.03 -> 3.95 lines (bench/history/session-62.md,
     "Focus: the answering sentence's meaning beside its words"); the cosine alone in the extractive answer's rule
-    placed 472 with more lost, the three or five best by words re-ranked by it 458 and 468."""
+    placed 472 with more lost, the three or five best by words re-ranked by it 458 and 468. `cosines`: each scored
+    passage's cosine with the question (None for the others, and for all when the words alone choose), which
+    `_neighbours` reads."""
     scored = [i for i, x in enumerate(scores) if x is not None]
     top = max((scores[i] or 0.0 for i in scored), default=0.0)
+    none: list[float | None] = [None] * len(scores)
     if not scored or top <= 0:
-        return scores, titled
+        return scores, titled, none
     vecs = embed([candidates[i].unit.sentence for i in scored])
     if vecs is None:  # a sentence without its vector at hand (`Embedder.known_vectors`): the words alone choose
-        return scores, titled
+        return scores, titled, none
     out: list[float | None] = [None] * len(scores)
+    cosines: list[float | None] = [None] * len(scores)
     for i, v in zip(scored, vecs):
-        out[i] = (scores[i] or 0.0) / top + COSINE_WEIGHT * float(v @ query_vector)
-    return out, [t / top for t in titled]
+        cosines[i] = float(v @ query_vector)
+        out[i] = (scores[i] or 0.0) / top + COSINE_WEIGHT * cosines[i]
+    return out, [t / top for t in titled], cosines
 
 
 def _titled(text: str, candidates: list[Candidate], query: set[str] | frozenset[str], markdown: bool = True
@@ -256,7 +263,8 @@ def _titled(text: str, candidates: list[Candidate], query: set[str] | frozenset[
 
 
 def _neighbours(candidates: list[Candidate], words: list[frozenset[str]], scores: list[float | None], best: int,
-                span: tuple[int, int], query: set[str] | frozenset[str]) -> tuple[int, int]:
+                span: tuple[int, int], query: set[str] | frozenset[str],
+                cosines: Sequence[float | None] = ()) -> tuple[int, int]:
     """The focus lines `span` (0-based chunk lines of passage `candidates[best]`) joined by the passages right
     before and after it (in text order) that answer too — sharing a word with the question and either adding one
     of the question's words the focus does not hold yet, or scoring at least NEIGHBOUR_SHARE of the best score —
@@ -276,12 +284,18 @@ def _neighbours(candidates: list[Candidate], words: list[frozenset[str]], scores
     shares no word with a question asked in the words of the need). The better-scored neighbour is tried first.
     The words the focus holds are the lines it shows: a sentence's block that does not fit in it (`focus_lines`,
     `_shown`) adds none (coverage.py's "add this to your configuration file:" over a block 13 lines below: the
-    "disable_warnings" of its TOML kept "Individual warnings can be disabled with ..." out of the focus)."""
+    "disable_warnings" of its TOML kept "Individual warnings can be disabled with ..." out of the focus). With
+    `cosines` (each scored passage's cosine with the question, `_with_meaning`; `scores` then the mixed ranking), a
+    neighbour joins by its score only when it is on the question's point (`_on_point`: not only sharing the words
+    every passage of the chunk shares, or reading closer to the question than the chunk's median passage), and
+    a scored neighbour on lines the focus already shows (another sentence of its line) joins whatever it scores: it
+    adds no line, and left out it kept the passages past it out."""
     first, last = span
     unit = candidates[best].unit
     shown = words[best] if last > unit.end or unit.block_end <= unit.end else passage_words(unit.sentence)
     covered = set(shown & query)  # a block past the focus (`_shown`) holds no word the focus shows
     top = scores[best] or 0.0
+    on_point = _on_point(words, scores, query, cosines)
     lo = hi = best
     while True:
         options = []
@@ -297,13 +311,40 @@ def _neighbours(candidates: list[Candidate], words: list[frozenset[str]], scores
             if b - a + 1 > FOCUS_SENTENCE_LINES and i > hi:  # its sentence, and as much of its block as fits
                 b = max(last, unit.end, min(unit.block_end, a + FOCUS_SENTENCE_LINES - 1))
             new = (words[i] & query) - covered
-            if b - a + 1 <= FOCUS_SENTENCE_LINES and (refers or new or score >= NEIGHBOUR_SHARE * top):
+            close = score >= NEIGHBOUR_SHARE * top and on_point[i]
+            shown_already = (a, b) == (first, last)  # on lines the focus shows: it adds none, nor keeps others out
+            if b - a + 1 <= FOCUS_SENTENCE_LINES and (refers or new or close or shown_already):
                 options.append((-score, i, a, b))
         if not options:
             return first, last
         _, i, first, last = min(options)
         covered |= words[i] & query
         lo, hi = min(lo, i), max(hi, i)
+
+
+def _on_point(words: list[frozenset[str]], scores: list[float | None], query: set[str] | frozenset[str],
+              cosines: Sequence[float | None] = ()) -> list[bool]:
+    """Per candidate passage of one chunk (`words`: each one's words, `scores`: `sentence_focus`'s ranking, None for
+    a passage it leaves out; `cosines`: each scored one's cosine with the question, `_with_meaning`): whether it
+    says something of the question's own point rather than only of the chunk's topic — it holds a question word
+    that not every scored passage of the chunk holds, or it reads at least as close to the question as the chunk's
+    median scored passage. `_neighbours` lets a neighbour join by its score (NEIGHBOUR_SHARE of the best) only then.
+    With the meaning weighed in, every sentence of one topic scores near the best (COSINE_WEIGHT x cosines that lie
+    close together, plus the section title's share every passage gets): "Never deploy during a storm warning; the
+    beacons must stay lit while they reboot." joined the focus of "How do I roll back beacon firmware?" at 0.56 of
+    the best score, sharing only "beacon", which every sentence of that page holds, and reading farther from the
+    question than any of them (cosine 0.42 against a median of 0.56). Without the cosines (the words alone rank)
+    every passage counts as on the point, as before. Measured: bench/history/session-68.md, "Focus: a neighbour
+    that only shares the chunk's topic"."""
+    scored = [i for i, x in enumerate(scores) if x is not None]
+    common = frozenset(query).intersection(*(words[i] for i in scored)) if scored else frozenset()
+    known = sorted(c for c in cosines if c is not None)
+    median = (known[(len(known) - 1) // 2] + known[len(known) // 2]) / 2 if known else None
+    out = []
+    for i, w in enumerate(words):
+        cosine = cosines[i] if i < len(cosines) else None
+        out.append(median is None or bool((w & query) - common) or (cosine is not None and cosine >= median))
+    return out
 
 
 def _citation_terms(question: str) -> tuple[set[str], frozenset[str], frozenset[str]]:
