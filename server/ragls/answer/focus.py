@@ -31,6 +31,9 @@ NEIGHBOUR_SHARE = 0.5  # a passage next to the focus scoring this share of it jo
 # cosine of its sentence with the question (`_with_meaning`; measured: bench/history/session-62.md, "Focus: the
 # answering sentence's meaning beside its words")
 COSINE_WEIGHT = 3.0
+# a neighbour sharing only the words every passage of its chunk holds joins by its score only when its cosine is
+# not among the lowest 1/OFF_POINT_SHARE of the chunk's (`_on_point`; bench/history/session-68.md)
+OFF_POINT_SHARE = 4
 
 
 def quoted_focus(sources: list[tuple[int, Hit]], picked: list[tuple[int, Unit]], question: str = ""
@@ -287,7 +290,7 @@ def _neighbours(candidates: list[Candidate], words: list[frozenset[str]], scores
     "disable_warnings" of its TOML kept "Individual warnings can be disabled with ..." out of the focus). With
     `cosines` (each scored passage's cosine with the question, `_with_meaning`; `scores` then the mixed ranking), a
     neighbour joins by its score only when it is on the question's point (`_on_point`: not only sharing the words
-    every passage of the chunk shares, or reading closer to the question than the chunk's median passage), and
+    every passage of the chunk shares, or not among the quarter of the chunk reading farthest from the question), and
     a scored neighbour on lines the focus already shows (another sentence of its line) joins whatever it scores: it
     adds no line, and left out it kept the passages past it out."""
     first, last = span
@@ -327,23 +330,25 @@ def _on_point(words: list[frozenset[str]], scores: list[float | None], query: se
     """Per candidate passage of one chunk (`words`: each one's words, `scores`: `sentence_focus`'s ranking, None for
     a passage it leaves out; `cosines`: each scored one's cosine with the question, `_with_meaning`): whether it
     says something of the question's own point rather than only of the chunk's topic — it holds a question word
-    that not every scored passage of the chunk holds, or it reads at least as close to the question as the chunk's
-    median scored passage. `_neighbours` lets a neighbour join by its score (NEIGHBOUR_SHARE of the best) only then.
+    that not every scored passage of the chunk holds, or its cosine is not among the lowest quarter of the chunk's
+    scored passages' (1/OFF_POINT_SHARE of them, rounded down: none of 3, the lowest of 4 to 7). `_neighbours` lets
+    a neighbour join by its score (NEIGHBOUR_SHARE of the best) only then.
     With the meaning weighed in, every sentence of one topic scores near the best (COSINE_WEIGHT x cosines that lie
     close together, plus the section title's share every passage gets): "Never deploy during a storm warning; the
     beacons must stay lit while they reboot." joined the focus of "How do I roll back beacon firmware?" at 0.56 of
     the best score, sharing only "beacon", which every sentence of that page holds, and reading farther from the
-    question than any of them (cosine 0.42 against a median of 0.56). Without the cosines (the words alone rank)
-    every passage counts as on the point, as before. Measured: bench/history/session-68.md, "Focus: a neighbour
-    that only shares the chunk's topic"."""
+    question than any of them (cosine 0.42; the others 0.44-0.72). The chunk's median as the bar instead dropped
+    neighbours that answer too and left a Requests question refused (the meaning veto reads the focus sentences).
+    Without the cosines (the words alone rank) every passage counts as on the point, as before. Measured:
+    bench/history/session-68.md, "Focus: a neighbour that only shares the chunk's topic"."""
     scored = [i for i, x in enumerate(scores) if x is not None]
     common = frozenset(query).intersection(*(words[i] for i in scored)) if scored else frozenset()
     known = sorted(c for c in cosines if c is not None)
-    median = (known[(len(known) - 1) // 2] + known[len(known) // 2]) / 2 if known else None
+    floor = known[len(known) // OFF_POINT_SHARE] if known else None  # below it: the lowest quarter
     out = []
     for i, w in enumerate(words):
         cosine = cosines[i] if i < len(cosines) else None
-        out.append(median is None or bool((w & query) - common) or (cosine is not None and cosine >= median))
+        out.append(floor is None or bool((w & query) - common) or (cosine is not None and cosine >= floor))
     return out
 
 

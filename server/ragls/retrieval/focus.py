@@ -45,7 +45,12 @@ with one sentence's vector missing is focused by words alone); the neighbours jo
 ranking, and the passage ranked second joins the focus with the lines between them when the whole fits in
 `FOCUS_SENTENCE_LINES` lines (`answer/focus._with_runner_up`: the two halves of an answer, or a restatement of the
 question and its answer, a few lines apart; on the recorded hits of 53 dev sets Focus@5 924 -> 944/1591, one lost,
-bench/history/session-67.md, "Focus: the two best passages of a chunk").
+bench/history/session-67.md, "Focus: the two best passages of a chunk"). On that ranking every sentence of one topic
+scores near the best (cosines of one topic's sentences lie close), so a neighbour joins by its score only when it is
+on the question's point (`answer/focus._on_point`: it holds a question word not every scored passage of the chunk
+holds, or its cosine is not among the chunk's lowest quarter): a page's closing warning that shares only its topic word no
+longer joins the answer above it (bench/history/session-68.md, "Focus: a neighbour that only shares the chunk's
+topic").
 Words alone rank a sentence that restates the question's common words above the one that answers in its own
 ("By default httpx will verify HTTPS connections, and raise an error for invalid SSL cases..." over "You can disable
 SSL verification completely ..." and its `verify=False`). On the 26 embedded dev sets (recorded hits, Focus@5):

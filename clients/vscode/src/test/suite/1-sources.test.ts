@@ -66,9 +66,9 @@ editorSuite(() => {
       assert.ok(doc.lineAt(at.line).text.slice(at.character).startsWith(sentence),
         `${item} opened at ${at.line + 1}:${at.character + 1}: ${doc.lineAt(at.line).text}`);
     }
-    // A search result too: its focus joins the sentences around the answering one (lines 3-6, and since session 67
-    // the passage ranked second when both fit in 6 lines: line 8); the cursor goes to the answering sentence, the
-    // highlight covers the focus the server sent.
+    // A search result too: its focus joins the sentences around the answering one (lines 3-6; the closing warning on
+    // line 8, which shares only the page's topic word, stays out since session 68); the cursor goes to the answering
+    // sentence, the highlight covers the focus the server sent.
     const found = await api.server.request(QueryRequest, { query: 'roll back beacon firmware', topK: 5 });
     const hit = found.chunks.find((c) => c.source.path.endsWith('deployment.md'));
     assert.ok(hit?.source.quoteRanges?.length === 1, JSON.stringify(found.chunks.map((c) => c.source)));
