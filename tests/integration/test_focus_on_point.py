@@ -9,7 +9,6 @@ Code client's fixture page). A sentence on a line the focus shows already still 
 
 from __future__ import annotations
 
-import pytest
 from offline_index import extractive_workspace, file_lines, line_of
 from ragls.answer.neighbours import FOCUS_SENTENCE_LINES
 
@@ -29,17 +28,10 @@ The frobnicator drifts a little every week, so calibrate it on Mondays with the 
 """
 
 
-@pytest.fixture(scope="module")
-def workspace(tmp_path_factory):
-    """A RagWorkspace over deployment.md and calibration.md, indexed with the sentence pass."""
-    with extractive_workspace(tmp_path_factory.mktemp("on_point"), {"deployment.md": DEPLOYMENT,
-                                                                    "calibration.md": CALIBRATION},
-                              filler=False, sentence_pass=True) as ws:
-        yield ws
-
-
-def test_a_sentence_sharing_only_the_topic_stays_out_of_the_focus(workspace):
-    top = workspace.retrieve("How do I roll back beacon firmware?", 2).hits[0]
+def test_a_sentence_sharing_only_the_topic_stays_out_of_the_focus(tmp_path):
+    files = {"deployment.md": DEPLOYMENT, "calibration.md": CALIBRATION}
+    with extractive_workspace(tmp_path, files, filler=False, sentence_pass=True) as workspace:
+        top = workspace.retrieve("How do I roll back beacon firmware?", 2).hits[0]
     assert top.chunk.path == "deployment.md"
     first, last = file_lines(top.focus)
     assert first <= line_of(DEPLOYMENT, "To roll back") <= last  # the answer
