@@ -268,8 +268,10 @@ _REFERS_BACK = re.compile(r"\b(?:this|these|those|such)\b", re.IGNORECASE)
 # one of perceiving after "you can" / "we can" / "you should" ... ("You can reload the config file by issuing the
 # `:config-reload` command.", Helix; not "You can see ..."; bench/history/session-64.md): "To prevent devs from using other package managers, you can add the
 # following `preinstall` script to your `package.json`:" after "... you don't want others to accidentally run `npm
-# install` or `yarn`." (pnpm's only-allow page; bench/history/session-60.md).
-_REMEDY = re.compile(r"^(?:(?:(?:In order to|To) [^,]{3,60}|Instead|Alternatively|If so|In (?:that|this) case),?\s+)?"
+# install` or `yarn`." (pnpm's only-allow page; bench/history/session-60.md). An operating system may come first: "On
+# Linux you can use `systemd-inhibit` to avoid that." after "... your machine should not go to sleep." (Borg's FAQ).
+_REMEDY = re.compile(r"^(?:(?:(?:In order to|To) [^,]{3,60}|Instead|Alternatively|If so|In (?:that|this) case|"
+                     r"On (?:Linux|macOS|Mac OS X|OS X|Windows|Unix|FreeBSD|BSD|WSL)),?\s+)?"
                      r"(?:(?i:(?:you|we)\s+(?:can|may|should|must|need\s+to)\s+(?:also\s+|simply\s+|just\s+)?)"
                      r"(?!(?i:see|notice|find|observe|expect|imagine|think|get|also|not|only|now|then)\b)[a-z]+\s|"
                      r"(?i:(?:you|we)\s+(?:can|may|should|must|need\s+to)\s+(?:also\s+|simply\s+|just\s+)?)?"
