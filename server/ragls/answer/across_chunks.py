@@ -12,13 +12,11 @@ from dataclasses import replace
 
 from ragls.answer.attached import MAX_ATTACHED_LINES, block_opening, code_shown
 from ragls.answer.blocks import FENCE_OPEN, is_markdown
+from ragls.answer.chunk_file import chunk_file_lines
 from ragls.answer.help_text import OPTION_ENTRY, continues_entry, joined
 from ragls.answer.passages import EXTRACTIVE_MAX_SENTENCE_CHARS, Unit
 from ragls.answer.rest import indent_of
 from ragls.core.ir import Hit
-from ragls.sources.convert import CONVERTED_EXTENSIONS, extension
-from ragls.sources.load import kind_for
-from ragls.sources.passage import ANSWER_READ_BACK_MAX_BYTES
 
 # A reST directive line (".. testcode::", ".. code-block:: python") or one of its option lines (":caption: x").
 _DIRECTIVE = re.compile(r"^[ \t]*(?:\.\. [\w:-]+ ?::|:[\w-]+:)")
@@ -52,7 +50,6 @@ def block_across(n: int, unit: Unit, hits: dict[int, Hit]) -> Unit:
     return unit
 
 
-FILE_MAX_BYTES = ANSWER_READ_BACK_MAX_BYTES  # a file read back for the rest of a code block its chunk cut (`block_continued`)
 _INDENT = re.compile(r"^[ \t]*")
 
 
@@ -61,7 +58,7 @@ def block_continued(n: int, unit: Unit, hits: dict[int, Hit]) -> Unit:
     that block: the chunker cut a reST literal block ("This rotates the input image by ``theta`` degrees counter
     clockwise::" / `from PIL import Image` / `with Image.open("hopper.jpg") as im:` and the chunk's end; Pillow's
     reference/Image.rst), and the answer showed the code up to its cut. The rest is read from the file as it is
-    now (`sources.passage.read_back`: inside the folder, no secret file, at most FILE_MAX_BYTES), when the chunk's
+    now (`sources.passage.read_back`: inside the folder, no secret file, at most ANSWER_READ_BACK_MAX_BYTES, `chunk_file.chunk_file_lines`), when the chunk's
     last line is still that line of the file: the lines after it that are blank or indented at least as the
     block, as `Unit.attached` shows a block (at most MAX_ATTACHED_LINES). The citation keeps the chunk's lines.
     A fenced block is not read on (the chunker closes a fence it cuts); `unit` as it is otherwise."""
@@ -136,21 +133,7 @@ def option_continued(n: int, unit: Unit, hits: dict[int, Hit]) -> Unit:
 
 
 def _file_after(hit: Hit, last: int) -> list[str] | None:
-    """The lines of `hit`'s chunk's file as it is now (`sources.passage.read_back`: inside the folder, no secret
-    file, at most FILE_MAX_BYTES), when the chunk's 0-based line `last` is still that line of the file; None
-    otherwise (a web page, a code file, a converted document, the file gone or changed since it was indexed)."""
-    chunk = hit.chunk
-    if "://" in chunk.path or kind_for(chunk.path) == "code" or extension(chunk.path) in CONVERTED_EXTENSIONS:
-        return None
-    from ragls.core.errors import Skipped
-    from ragls.sources.passage import read_back
-
-    doc = read_back(chunk.folder, chunk.path, FILE_MAX_BYTES)
-    if isinstance(doc, Skipped):
-        return None
-    file_lines = doc.text.split("\n")
-    at = chunk.span.start_line + last
-    lines = chunk.text.split("\n")
-    if at >= len(file_lines) or last >= len(lines) or file_lines[at].rstrip() != lines[last].rstrip():
-        return None
-    return file_lines
+    """The lines of `hit`'s chunk's file as it is now, when the chunk's 0-based line `last` is still that line of
+    the file (`chunk_file.chunk_file_lines`); None otherwise (a web page, a code file, a converted document, the
+    file gone or changed since it was indexed)."""
+    return chunk_file_lines(hit.chunk, last)
