@@ -35,6 +35,11 @@ The spec file tells Wrapify how to build your app. To pass run-time options to t
 list of tuples such as `('W ignore', None, 'OPTION')` and pass it to `EXE` before the keyword arguments: the
 `W ignore` option disables all warnings in the bundled app.
 """,
+"consumers.md": """# Consumers
+
+`JsonWrapConsumer` works like `WrapConsumer`, except it will auto-encode and decode to JSON sent as text frames:
+its `receive_json` handler gets the decoded JSON object.
+""",
 "signing.md": """# Code signing
 
 On macOS, set `codesign_identity` in the spec file to sign the app bundle with your developer certificate.
@@ -50,6 +55,9 @@ def test_the_name_before_a_participle_is_the_name():
     assert question_names("How do I set the User-agent header?") == ["User-agent"]
     assert question_names("What does --dry-run print?") == ["--dry-run"]
     assert question_names("Is the result well-known?") == []
+    # a participle the model's WordPiece words lack but English has ("decoded"): the name is JSON, which the docs
+    # write; "JSON-decoded" as a name refused a question on Django Channels' JsonWebsocketConsumer
+    assert question_names("Are incoming messages JSON-decoded and encoded for me?") == ["JSON"]
 
 
 def test_a_numbered_name_has_a_pattern_and_a_premise_is_the_situation():
@@ -75,6 +83,7 @@ def ws(tmp_path_factory):
     "they cleaned up?"),
     ("Since the bundled app ignores PYTHONWARNINGS, how do I make its embedded interpreter run with warnings ignored, "
     "from the spec file?"),
+    "Which consumer class should I subclass so incoming and outgoing messages are JSON-decoded and encoded for me?",
 ])
 def test_a_name_the_docs_hold_in_the_users_words_is_answered(ws, question):
     """No chunk holds "Wrapify built" as a phrase, "_WRP123456" or PYTHONWARNINGS; the docs name Wrapify, write
