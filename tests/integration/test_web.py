@@ -333,3 +333,38 @@ def test_a_page_an_interrupted_crawl_fetched_is_fetched_whole_at_the_next(worksp
         assert "9182" in " ".join(c.text for c in index.manifest.chunks_of(f"{site}/docs/a.html"))
     finally:
         SITE["/docs/a.html"] = saved
+
+
+def test_a_page_whose_text_write_failed_is_fetched_whole_at_the_next_crawl(workspace, site):
+    """The new validators of a changed page were saved as it was fetched, before its text was written: a write
+    that failed (a full disk: SQLite's "database or disk is full") left them, the next crawl sent them, the site
+    answered 304 and the index kept the old text. They are saved only once the text is written now."""
+    import sqlite3
+
+    workspace.index_rag("widget")
+    index = workspace.rags.get("widget").index
+    SITE["/docs/a.html"], saved = page("A", "<h1 id='setup'>Setup</h1><p>The widget daemon now listens on port "
+                                            "9183 after its install.</p>"), SITE["/docs/a.html"]
+    write_text = index._write_text
+
+    def disk_full(docs, deleted, **kw):
+        if docs:
+            raise sqlite3.OperationalError("database or disk is full")
+        return write_text(docs, deleted, **kw)
+
+    try:
+        index._write_text = disk_full
+        with pytest.raises(sqlite3.OperationalError, match="disk is full"):
+            workspace.index_rag("widget")
+        index._write_text = write_text
+        assert "9183" not in " ".join(c.text for c in index.manifest.chunks_of(f"{site}/docs/a.html"))
+        Site.log.clear()
+        report = workspace.index_rag("widget")
+        assert ("/docs/a.html", 200) in [(p, s) for p, _, s in Site.log]
+        assert report.indexed == [f"{site}/docs/a.html"]
+        assert "9183" in " ".join(c.text for c in index.manifest.chunks_of(f"{site}/docs/a.html"))
+        Site.log.clear()
+        assert workspace.index_rag("widget").indexed == []  # written now: its validators are sent, a 304
+        assert ("/docs/a.html", 304) in [(p, s) for p, _, s in Site.log]
+    finally:
+        SITE["/docs/a.html"] = saved

@@ -51,6 +51,7 @@ class SourcesIndex(FolderIndex):
         self.on_page = on_page
         self.should_stop = should_stop
         self.last_requests = 0
+        self._held_pages: list = []  # web pages fetched with new content, their validators saved once written
         super().__init__(index_dir, spec.settings, embedder, index_dir=index_dir, read_only=read_only)
         self.manifest.folder = ""
         self.missing_vectors = self._missing_vectors()
@@ -117,9 +118,10 @@ class SourcesIndex(FolderIndex):
         return docs, deleted, report
 
     def _fetch_web(self, urls: dict[str, tuple[str | None, bool]], known: set[str]):
-        """Fetch the URL sources and crawls: (new Documents, unchanged URLs, skipped). Raises RequestFailed when a
-        crawl was interrupted (`should_stop`): nothing is written then, and the pages it fetched lose the validators
-        the fetch kept (`HttpCache.forget`), so the next crawl fetches them whole."""
+        """Fetch the URL sources and crawls: (new Documents, unchanged URLs, skipped). The validators of pages
+        fetched with new content are held (`Crawler(hold_new=True)`, in `_held_pages`) until `_sync_text` has
+        written their text. Raises RequestFailed when a crawl was interrupted (`should_stop`): nothing is written
+        then, the held validators neither, so the next crawl fetches those pages whole."""
         from ragls.sources.crawl import Crawler, CrawlResult, HttpCache
         from ragls.sources.loaders import LoaderError, load_source_with
 
@@ -129,7 +131,7 @@ class SourcesIndex(FolderIndex):
                           max_bytes=s.sources.max_file_bytes, timeout_s=s.web.timeout_s, delay_s=s.web.delay_s,
                           max_pages=s.web.max_pages, max_depth=s.web.max_depth, user_agent=s.web.user_agent,
                           respect_robots=s.web.respect_robots, on_page=self.on_page,
-                          should_stop=self.should_stop)
+                          should_stop=self.should_stop, hold_new=True)
         docs = []
         seen: set[str] = set()
         try:
@@ -145,8 +147,6 @@ class SourcesIndex(FolderIndex):
                 else:
                     crawler.fetch_one(url, result)
         finally:
-            if result.interrupted:  # nothing is written: the next crawl fetches those pages whole, not a 304 on
-                crawler.cache.forget(p.url for p in result.pages)  # validators of a text the index never got
             crawler.close()
             crawler.cache.close()
         self.last_requests = result.requests
@@ -154,4 +154,21 @@ class SourcesIndex(FolderIndex):
             raise RequestFailed(f"rag {self.spec.name}: crawl interrupted (shutting down); nothing was changed")
         self.manifest.set_meta("web_kept", json.dumps([[k.path, k.reason] for k in result.kept]))
         docs += [p.document for p in result.pages if p.document is not None]
+        self._held_pages = result.pages
         return docs, result.unchanged, result.skipped
+
+    def _sync_text(self, only):
+        """`FolderIndex._sync_text`, then the validators of the web pages it wrote (held by `_fetch_web`) saved:
+        a write that raised (a full disk) leaves the older ones, and the next crawl fetches those pages whole."""
+        from ragls.sources.crawl import HttpCache
+
+        self._held_pages = []
+        report = super()._sync_text(only)
+        if self._held_pages:
+            cache = HttpCache(self.index_dir / "http_cache.sqlite")
+            try:
+                cache.put_all(self._held_pages)
+            finally:
+                cache.close()
+            self._held_pages = []
+        return report

@@ -108,8 +108,13 @@ class HttpCache:
         self._db().execute("INSERT OR REPLACE INTO pages VALUES (?,?,?,?,?)",
                            (page.url, page.etag, page.last_modified, page.final_url, json.dumps(page.links)))
 
-    def forget(self, urls: Iterable[str]) -> None:
-        self._db().executemany("DELETE FROM pages WHERE url=?", [(u,) for u in urls])
+    def put_all(self, pages: Iterable[Page]) -> None:
+        """`put` each of `pages` (validators a caller held until their text was written), in one transaction."""
+        db = self._db()
+        with db:
+            db.execute("BEGIN")
+            for page in pages:
+                self.put(page)
 
     def close(self) -> None:
         conn = getattr(self._local, "conn", None)
@@ -134,14 +139,17 @@ class CrawlResult:
 class Crawler:
     """Fetches URL sources and crawls for one index; `known` says which URLs are indexed (their validators are
     sent). `delay_s` between two requests; robots.txt per origin (cached for the crawler's life); a crawl stops
-    before its next page once `should_stop()` is true."""
+    before its next page once `should_stop()` is true. With `hold_new`, the validators of a page fetched with new
+    content are not saved: the caller saves them (`HttpCache.put_all` of `CrawlResult.pages`) once the page's text
+    is written, so a failed write (a full disk) leaves the older validators and the next crawl fetches it whole,
+    not a 304 on a text the index never got."""
 
     def __init__(self, *, cache: HttpCache | None, known: Callable[[str], bool], max_bytes: int,
                  timeout_s: float = 30.0, delay_s: float = 0.5, max_pages: int = 500, max_depth: int = 4,
                  user_agent: str = DEFAULT_USER_AGENT, respect_robots: bool = True,
                  on_page: Callable[[str, int], None] | None = None,
-                 should_stop: Callable[[], bool] | None = None):
-        self.cache, self.known, self.max_bytes = cache, known, max_bytes
+                 should_stop: Callable[[], bool] | None = None, hold_new: bool = False):
+        self.cache, self.known, self.max_bytes, self.hold_new = cache, known, max_bytes, hold_new
         self.timeout_s, self.delay_s, self.max_pages, self.max_depth = timeout_s, delay_s, max_pages, max_depth
         self.user_agent, self.respect_robots = user_agent, respect_robots
         self.on_page = on_page or (lambda url, n: None)
@@ -217,7 +225,7 @@ class Crawler:
                           last_modified=last_modified, pages_only=pages_only, user_agent=self.user_agent)
         if page.not_modified and cached is not None:
             page.final_url, page.links = cached[2], cached[3]
-        if self.cache is not None:
+        if self.cache is not None and (page.not_modified or not self.hold_new):
             self.cache.put(page)
         return page
 
