@@ -142,9 +142,24 @@ def test_asks_for_setting(question, asks):
                                              ("conf.rst", True), ("caddyfile/options.md", True),
                                              ("Options.rst", True), ("conference.md", False),
                                              ("topics/optimize.rst", False), ("configuring-logging.md", False),
-                                             ("tutorials/testing/overview.md", False)])
+                                             ("tutorials/testing/overview.md", False),
+                                             ("docs/config.html", True), ("https://example.org/docs/options.html", True),
+                                             ("settings.ini", True), ("config/defaults.toml", True),
+                                             ("docs/settings.yaml", True)])
 def test_settings_pages_by_name(path, named):
     assert is_settings_page(chunk(path)) is named
+
+
+@pytest.mark.parametrize("path", ["docs/conf.py", "src/cli/options.ts", "mysite/settings.py", "config/loader.py",
+                                  "pkg/configuration.rs", "internal/config/config.go"])
+def test_an_indexed_code_file_is_never_a_settings_page(path):
+    """The names tell documentation's settings reference from its guides; a code file so named is a build's own
+    configuration (Sphinx's conf.py), a CLI's option parser or a project's values, never the page that documents a
+    setting: with code indexed, "which option ..." must not lift it over the documentation."""
+    assert is_settings_page(chunk(path)) is False
+    question = "Which option turns off the colour output?"
+    assert settings_factors(question, [("code", chunk(path)), ("page", chunk("docs/options.md"))], 1.5) == \
+        {"page": 1.5}
 
 
 OPTION_TABLE = """| Field | Description | Default |

@@ -111,7 +111,8 @@ default timeout?", "Can I make that the project default?"; `asks_for_setting`), 
 called "config", "configuration", "settings", "conf" or "options" (`config/hatch.md`, `topics/settings.rst`,
 `user-guide/configuration.md`, kitty's `conf.rst` for kitty.conf, Caddy's `caddyfile/options.md` for its global
 options, uWSGI's `Options.rst`; "conf" and "options" added in session 68: kitty-i10 and caddy-i04 first, no question
-of 64 sets lower, bench/history/session-68.md, "the 28 file Hit@1 misses of delta") — among the first `SETTINGS_HEAD` fused entries is scored × the weight
+of 64 sets lower, bench/history/session-68.md, "the 28 file Hit@1 misses of delta"; never a program's source such as
+`docs/conf.py` or `settings.py`, `is_program_source`) — among the first `SETTINGS_HEAD` fused entries is scored × the weight
 (above 1). Documentation states each setting once, on its settings page, and tells the task around it on tutorial
 and how-to pages (Diataxis' reference against its guides): a question about the task without that asking clause is theirs, a question asking for the setting is the
 settings page's, and the tutorial that mentions the flag in passing otherwise wins the near tie on the task's words
@@ -135,10 +136,13 @@ from collections.abc import Iterable
 from itertools import chain
 from typing import NamedTuple
 
+from ragls.answer.code_passages import CONFIG_LANGUAGES
 from ragls.core.analysis import STOPWORDS, line_terms, query_words
 from ragls.core.ir import Chunk, title_headings
 from ragls.retrieval.names import quoted_messages
 from ragls.retrieval.query import CODE_SPAN
+from ragls.sources.convert import CONVERTED_EXTENSIONS
+from ragls.sources.load import kind_for, markup_extension
 
 # Path parts (letters only, lower-cased) of bookkeeping pages.
 _META_NAMES = frozenset({
@@ -345,8 +349,22 @@ SETTINGS_HEAD = 5
 def is_settings_page(chunk: Chunk) -> bool:
     """True when `chunk`'s page is a project's settings reference by name: a folder or file (without extension)
     called "config", "configuration", "settings", "conf" or "options" in any case (`config/hatch.md`, `settings.rst`,
-    `conf.rst`, `caddyfile/options.md`; module docstring)."""
-    return bool(_path_names(chunk.path) & _SETTINGS_NAMES)
+    `conf.rst`, `caddyfile/options.md`, a commented `settings.ini`; module docstring), unless it is a program's source
+    (`is_program_source`): the names tell documentation's reference from its guides (Diataxis), what the prior was
+    measured on; in a program they name a build's own configuration (Sphinx's `docs/conf.py`), a CLI's option parser
+    (`src/cli/options.ts`), a folder of loaders (`config/loader.py`) or one site's values (Django's `settings.py`),
+    none of them the page that documents a setting."""
+    return bool(_path_names(chunk.path) & _SETTINGS_NAMES) and not is_program_source(chunk.path)
+
+
+def is_program_source(path: str) -> bool:
+    """True when the file at `path` (a path or key) is a program's source indexed as code: `load.kind_for` "code",
+    but not a page converted to text (HTML, `convert.CONVERTED_EXTENSIONS`), a web page, or a configuration file that
+    comments its settings (TOML, YAML, INI, .conf: `code_passages.CONFIG_LANGUAGES`; JSON has no comments)."""
+    if "://" in path or kind_for(path) != "code":
+        return False
+    ext = markup_extension(path)
+    return ext not in CONVERTED_EXTENSIONS and ext not in CONFIG_LANGUAGES
 
 
 # A setting's own entry, by its markup: a reST description of an option, a configuration value, a setting or an
