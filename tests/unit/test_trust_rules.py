@@ -371,6 +371,24 @@ def test_what_trusting_applies_is_shown_with_its_values_escaped_and_masked(tmp_p
     assert "rags.loot (a source outside the folder)" in layer.notice and "../private" not in layer.notice
 
 
+def test_what_trusting_applies_shows_a_long_list_by_its_first_items_and_its_count(tmp_path, store, capsys):
+    """50,000 include globs printed 889 KB at `ragls trust` (and in --show, and in the terminal's question): a list
+    shows its first 20 items (`cli.trust.SHOWN_ITEMS`) and how many the file holds; the values are applied whole all the same."""
+    from ragls.cli.app import main
+
+    globs = [f"d{i}/*.md" for i in range(50_000)]  # 700 KB: under the 1 MB a settings file may have
+    (tmp_path / "ragls.toml").write_text(f"[sources]\ninclude = {json.dumps(globs)}\n"
+                                         '[rags.loot]\nsources = ["../a", "../b", "../c"]\n')
+    assert main(["trust", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert len(out) < 4_000, len(out)
+    [line] = [x for x in out.splitlines() if "sources.include" in x]
+    assert line.strip() == (f"sources.include = {json.dumps(globs[:20])} ... and 49,980 more "
+                            "(50,000 in all: read the file)")
+    assert 'rags.loot.sources = ["../a", "../b", "../c"]' in out  # a short list whole
+    assert load_settings(tmp_path)[0].sources.include == globs
+
+
 def test_an_untrusted_file_gives_its_glob_lists_at_most_5000_patterns_together(tmp_path, store):
     """Brace sets count as what they expand to: 1,000 globs `dN{0..1023}/*.md` (22 KB) cost 76 CPU-s and 1.4 GB
     to index with, and as [rags.*] sources 32 CPU-s of the trust check itself at every command."""

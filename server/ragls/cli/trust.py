@@ -61,12 +61,18 @@ def cmd_trust(args) -> int:
     return 0
 
 
+# The items of a list value `ignored_values` shows; the file holds the rest (`ragls trust` prints what it applies).
+SHOWN_ITEMS = 20
+
+
 def ignored_values(layer) -> list[str]:
     """One line per setting an untrusted folder's ragls.toml (`layer`, `_untrusted_layer`) asks for beyond
     retrieval tuning, with the value the file gives it (`FolderLayer.ignored`): `generation.base_url =
     "http://..."`, `document_loaders.md = "sh -c ..."`, `rags.loot.sources = ["/home/..."]` (a table's entries one
     by one) — what trusting lets the file do, not only its names. Values are JSON (control and non-ASCII characters
-    escaped: a hostile file cannot drive the terminal) with secret values masked (`redact.mask_secrets`)."""
+    escaped: a hostile file cannot drive the terminal) with secret values masked (`redact.mask_secrets`). A list of
+    more than SHOWN_ITEMS items shows its first SHOWN_ITEMS and how many more the file holds (50,000 globs printed
+    889 KB); a string is shown whole, as a cut command could hide what it runs."""
     from ragls.sources.redact import mask_secrets
 
     lines = []
@@ -75,7 +81,10 @@ def ignored_values(layer) -> list[str]:
         items = value.items() if isinstance(value, dict) and value else [(None, value)]
         for sub, v in items:
             shown = setting.name if sub is None else f"{setting.name}.{sub}"
-            lines.append(f"{shown} = {mask_secrets(json.dumps(v, default=str))[0]}")
+            more = ""
+            if isinstance(v, list) and len(v) > SHOWN_ITEMS:
+                v, more = v[:SHOWN_ITEMS], f" ... and {len(v) - SHOWN_ITEMS:,} more ({len(v):,} in all: read the file)"
+            lines.append(f"{shown} = {mask_secrets(json.dumps(v, default=str))[0]}{more}")
     return lines
 
 
