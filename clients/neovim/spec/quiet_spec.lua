@@ -66,6 +66,21 @@ H.it("a long progress message is cut to the cmdline width (never a hit-enter pro
   H.eq("ragls: short", progress.fit("ragls: short"), "a short text stays")
 end)
 
+H.it("a progress message of wide characters (CJK) is cut by display width, keeping its percentage", function()
+  local cjk = ("索引文件夹中的文档"):rep(8) -- 72 characters, 144 columns
+  local p = { title = "ragls: indexing", message = cjk, percentage = 45 }
+  for _, room in ipairs({ 40, 64, 90 }) do
+    local fitted = progress.fitting_text(p, room)
+    H.ok(vim.fn.strdisplaywidth(fitted) <= room, ("fits %d columns (%d): %s"):format(room,
+      vim.fn.strdisplaywidth(fitted), fitted))
+    H.eq("… (45%)", vim.fn.strcharpart(fitted, vim.fn.strchars(fitted) - 7), "the percentage kept: " .. fitted)
+    H.ok(vim.fn.strdisplaywidth(fitted) >= room - 2, "no more than a wide character's room lost: " .. fitted)
+  end
+  local fitted = progress.fit("ragls: indexing " .. cjk)
+  H.ok(vim.fn.strdisplaywidth(fitted) <= vim.v.echospace, "fit: within the cmdline: " .. fitted)
+  H.eq("…", vim.fn.strcharpart(fitted, vim.fn.strchars(fitted) - 1), "marked as cut")
+end)
+
 H.it(":w re-indexes the file silently: nothing in :messages, nothing echoed", function()
   local before_ends, from = ends, #echoes + 1
   local before = messages()

@@ -11,6 +11,7 @@
 --- `require("ragls").statusline()` gives the same text for lualine and friends.
 
 local config = require("ragls.config")
+local text_width = require("ragls.text")
 
 local M = {}
 
@@ -34,10 +35,7 @@ M.first_done = false
 function M.fit(text)
   text = text:gsub("%s*\n%s*", " ")
   local room = math.max(20, vim.v.echospace - 1)
-  if vim.fn.strdisplaywidth(text) <= room then
-    return text
-  end
-  return vim.fn.strcharpart(text, 0, room - 1) .. "…"
+  return text_width.cut_to(text, room)
 end
 
 --- The indexing progress `message` while the server's embedding model loads (docs/protocol.md).
@@ -99,9 +97,10 @@ function M.fitting_text(p, room)
     local keep = room - vim.fn.strdisplaywidth(pct) - 1 -- (and "…")
     local title = M.text({ title = p.title })
     if keep - vim.fn.strdisplaywidth(title) >= 12 then -- a few words of the message, cut at a word's end
-      local cut = vim.fn.strcharpart(bare, 0, keep)
+      local cut = text_width.display_prefix(bare, keep) -- columns, not characters: CJK takes two each
       local words = cut:gsub("%s+%S*$", "")
-      if vim.fn.strcharpart(bare, keep, 1) ~= " " and #words >= #title + 12 then
+      if vim.fn.strcharpart(bare, vim.fn.strchars(cut), 1) ~= " "
+          and vim.fn.strdisplaywidth(words) >= vim.fn.strdisplaywidth(title) + 12 then
         cut = words
       end
       return cut:gsub("[%s,;:]+$", "") .. "…" .. pct
@@ -111,7 +110,7 @@ function M.fitting_text(p, room)
       return short
     end
   end
-  return vim.fn.strcharpart(text, 0, room - 1) .. "…"
+  return text_width.cut_to(text, room)
 end
 
 --- The columns a ragls statusline component may take in a window `width` columns wide: half of it and at least 64

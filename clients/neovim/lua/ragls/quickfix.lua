@@ -112,17 +112,7 @@ local function end_lnum_of(source)
   return jump.last_line(source.focusRange or source.range)
 end
 
---- `text` cut with "…" to at most `room` display columns (wide characters take two).
-local function cut_to(text, room)
-  if vim.fn.strdisplaywidth(text) <= room then
-    return text
-  end
-  local cut = vim.fn.strcharpart(text, 0, math.max(room - 1, 0))
-  while vim.fn.strdisplaywidth(cut) > room - 1 and cut ~= "" do
-    cut = vim.fn.strcharpart(cut, 0, vim.fn.strchars(cut) - 1)
-  end
-  return cut .. "…"
-end
+local cut_to = require("ragls.text").cut_to
 
 --- The heading path `title` ("Guide > Syncing > Conflicts > Merge banners") in at most `room` columns: its last
 --- headings, as many as fit (the section's own name is the one that tells results apart), the last one cut with "…"

@@ -45,6 +45,30 @@ function M.longest_fitting(hints, width)
   return nil
 end
 
+--- The longest start of `text` at most `room` display columns wide (wide characters, CJK, take two; "" when
+--- `room` < 1).
+---@param text string
+---@param room integer columns
+---@return string
+function M.display_prefix(text, room)
+  local cut = vim.fn.strcharpart(text, 0, math.max(room, 0))
+  while cut ~= "" and vim.fn.strdisplaywidth(cut) > room do
+    cut = vim.fn.strcharpart(cut, 0, vim.fn.strchars(cut) - 1)
+  end
+  return cut
+end
+
+--- `text` cut with "…" to at most `room` display columns (wide characters take two); whole when it fits.
+---@param text string
+---@param room integer columns
+---@return string
+function M.cut_to(text, room)
+  if vim.fn.strdisplaywidth(text) <= room then
+    return text
+  end
+  return M.display_prefix(text, room - 1) .. "…"
+end
+
 --- `word` cut into parts that each fit `room` display columns: after its "/" (a path's folders: "~/.cache/ragls/"
 --- above "indexes/x-1f2e"), a part still wider cut at `room` columns. Returns { word } when it fits.
 ---@param word string
