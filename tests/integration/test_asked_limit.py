@@ -97,6 +97,32 @@ def test_which_questions_ask_for_a_limit():
     assert limit_missing("Can I cap the uploads?", ["See [the guide](https://example.com/10mb) on uploads."])
 
 
+def test_a_limit_asked_as_what_a_setting_does(ws, deploy_ws):
+    """"Is there a setting to kill X after a time limit?" asks for a limit as what a setting does, with no verb of
+    imposing (pnpm's pn35, a near miss answered before): on deploy docs that state no limit it abstains; the
+    same form for the hook runner's parallel commands, whose limit the docs state, is answered. "for maximum safety", "up to
+    date" and "up to you" state no bound (pn35's windows said only these)."""
+    miss = deploy_ws.query("A deploy to one of my servers sometimes hangs forever. Is there a setting to kill the "
+                           "deploy after a time limit?")
+    assert miss.hits.evidence.limit_missing == 1.0 and miss.abstained, miss.hits.evidence
+    asked = "Is there a setting to run the parallel commands of a hook with a cap?"
+    assert limit_asked(asked)
+    found = ws.query(asked)
+    assert found.hits.evidence.limit_missing == 0.0 and not found.abstained, found.hits.evidence
+    for question in ("Is there a setting to kill lifecycle scripts after a time limit?",
+                     "Is there an option to stop a job with a timeout?",
+                     "Is there a way to abort the download after some time limit?"):
+        assert limit_asked(question), question
+    for question in ("Is there a setting to kill lifecycle scripts?",  # no limit named
+                     "Is there an option to run the scripts after the install?"):
+        assert not limit_asked(question), question
+    for idiom in ("For maximum safety, review each build.", "Installs again if node_modules is not up to date.",
+                  "Whether to enable it is up to you."):
+        assert limit_missing("How do I add a timeout?", [idiom]), idiom
+    for bound in ("The maximum is four.", "Runs up to four commands.", "Set max_jobs."):
+        assert not limit_missing("How do I add a timeout?", [bound]), bound
+
+
 DEPLOY_DOCS = {
 "deploy.md": """# Deploying
 

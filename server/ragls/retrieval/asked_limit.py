@@ -15,7 +15,9 @@ stated").
 - `limit_asked(text)`: the part of the question that asks (`asked_sentences`) asks for a way to impose a limit
   (`_LIMIT_ASK`): limit / cap / throttle / rate-limit as the user's verb ("How do I limit ...", "can I cap ...",
   "to throttle ..."), a limit as the object of set / give / add / have / configure / put / impose / enforce / apply
-  ("set a timeout", "give it a timeout", "add per-client rate limiting", "set a statement timeout"), or a bound
+  ("set a timeout", "give it a timeout", "add per-client rate limiting", "set a statement timeout"), a limit
+  after "a setting / an option / a way to <verb> ... after / with" ("a setting to kill lifecycle scripts after a
+  time limit"), or a bound
   of time or size the user names on what a verb of refusing or ending acts on ("reject bodies larger than 10 MB",
   "delete releases older than 30 days"; not "deploy to more than 2 servers", "why does the build take longer than
   5 minutes?"). Not "limit" narrowing a scope (`_SCOPE`: "How do I limit the search to Python files?"), not a
@@ -52,6 +54,12 @@ _LIMIT_NOUNS = r"(?:time[- ]?outs?|time limits?|rate[- ]limit(?:s|ing)?|limits?|
 _LIMIT_ASK = re.compile(
     r"\b(?:I|we|you|to)\s+(?:\w+\s+)?(?:limit|cap|throttle|rate[- ]limit)\b"  # how do I limit / can I cap / to throttle
     r"|\b(?:set|give|add|have|configure|put|impose|enforce|apply)\b(?:\s+[\w'-]+){0,4}?\s+" + _LIMIT_NOUNS + r"\b"
+    # a setting / an option / a way to act on something after or with a limit: "Is there a setting to kill lifecycle
+    # scripts after a time limit?", "an option to stop a job with a timeout" (the object of "a setting to", no verb
+    # of imposing; bench/history/session-68.md, "Abstention: a limit asked as what a setting does")
+    r"|\b(?:settings?|options?|flags?|ways?|config\w*|keys?|switch(?:es)?|knobs?)\s+to\s+[\w'-]+\b[^.?!]{0,80}?"
+    r"\b(?:after|with|past|beyond)\s+(?:(?:a|an|some|the|my|its|their|certain)\s+)?(?:[\w-]+\s+)?" + _LIMIT_NOUNS
+    + r"\b"
     # a bound the user names on what is to be refused or ended: reject bodies larger than 10 MB, kill a worker after
     # more than 30 seconds, delete releases older than 30 days (not "deploy to more than 2 servers", "why does the
     # build take longer than 5 minutes?": no amount of time or size, no verb of refusing)
@@ -68,7 +76,10 @@ _SCOPE = re.compile(r"(?<![Rr]ate[- ])\b(?i:limit(?:ing)?)\b(?=(?:(?!(?i:rate|nu
                     r"(?:(?i:the|an?|my|our|your|this|that|these|those|its|their|only|just|specific|certain|particular|"
                     r"some)\b|[A-Z`*\"'./]))")
 _LIMIT_STATED = re.compile(
-    r"\b(?:time[- ]?outs?|timed? out|limit\w*|max\w*|min(?:imum)?|caps?|capped|at most|up to|throttl\w*|rate\w*|"
+    # "for maximum safety" (the most of something) and "up to date" / "up to you" are no bound stated (pnpm's
+    # pn35, a limit asked, found only these two)
+    r"\b(?:time[- ]?outs?|timed? out|limit\w*|(?<!for )max\w*|min(?:imum)?|caps?|capped|at most|"
+    r"up to(?!\s+(?:date|you)\b)|throttl\w*|rate\w*|"
     r"exceed\w*|quota\w*|bound\w*|restrict\w*|no more than|kill\w*|terminat\w*)\b"
     r"|(?<![A-Za-z_])\d[\d,._]*\s*(?:" + TIME_UNIT + "|" + SIZE_UNIT + r")\b",
     re.IGNORECASE)
