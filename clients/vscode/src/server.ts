@@ -27,6 +27,7 @@ import {
 import { estimateArgs, firstIndexQuestion, longFirstIndexes, runEstimate } from './firstIndex';
 import { Launch, resolveLaunch } from './launch';
 import { StatusRequest, StatusResult } from './protocol';
+import { messageShow } from './serverMessage';
 import { crashedMessage, pythonError, RecordingChannel, startFailureMessage } from './startFailure';
 import { initializationOptions, SECTION, serverSettings } from './settings';
 import { MANAGE_TRUST, manageWorkspaceTrust, StatusBar, trustWarning, warningMessage } from './status';
@@ -374,8 +375,13 @@ export class ServerManager implements vscode.Disposable {
         return;
       }
     }
-    const show = params.type === MessageType.Error ? vscode.window.showErrorMessage
-      : params.type === MessageType.Warning ? vscode.window.showWarningMessage : vscode.window.showInformationMessage;
+    const how = messageShow(params.type);
+    if (how === 'output') {
+      this.clientOutput.appendLine(`ragls: ${params.message}`);
+      return;
+    }
+    const show = how === 'error' ? vscode.window.showErrorMessage
+      : how === 'warning' ? vscode.window.showWarningMessage : vscode.window.showInformationMessage;
     void show(params.message);
   }
 

@@ -19,6 +19,7 @@ import {
 } from 'vscode-jsonrpc/node';
 import { estimateArgs, firstIndexQuestion, humanDuration, longFirstIndexes, runEstimate } from '../firstIndex';
 import { INSTALL_HINT, resolveLaunch } from '../launch';
+import { messageShow } from '../serverMessage';
 import { pythonError, startFailureMessage } from '../startFailure';
 import type { AskResult, QueryResult, StatusResult } from '../protocol';
 import { defaultPython, fileUri, makeWorkspace, Workspace } from './fixture';
@@ -285,6 +286,13 @@ describe('why the server stopped while it started (startFailure.ts)', () => {
     assert.equal(startFailureMessage(pythonError(other.stderr)!, python),
       'ragls: the server stopped while starting: ValueError: bad port. Output → ragls has the whole log.');
     assert.equal(pythonError('[Error - 5:34:05 AM] Server process exited with code 1.\n'), undefined);
+  });
+});
+
+describe("the server's window/showMessage (serverMessage.ts)", () => {
+  test('errors, warnings and information pop up; Log and Debug messages go to the Output channel only', () => {
+    // LSP MessageType: 1 Error, 2 Warning, 3 Info, 4 Log, 5 Debug (3.18)
+    assert.deepEqual([1, 2, 3, 4, 5, 6].map(messageShow), ['error', 'warning', 'information', 'output', 'output', 'output']);
   });
 });
 
