@@ -59,21 +59,27 @@ print(json.dumps(out))
 """
 
 
-def test_full_disk_leaves_no_partial_files(tmp_path):
+def _on_tmpfs(tmp_path, size: str, script: str, arg, timeout_s: float) -> dict:
+    """Run Python `script` with argv [mount, `arg`] on a tmpfs of `size` mounted at `tmp_path/small` in a private
+    mount namespace; its last stdout line, JSON, parsed. Fails the test when the tmpfs cannot be mounted here."""
     mount = tmp_path / "small"
     mount.mkdir()
     ns = ["unshare", "--mount", "--propagation", "private"] if os.geteuid() == 0 else [
         "unshare", "--user", "--map-root-user", "--mount", "--propagation", "private"]
-    docs = tmp_path / "docs"
-    docs.mkdir()
-    (docs / "walrus.md").write_text("# Walruses\n\nA walrus uses its tusks to haul itself onto the ice.\n")
-    shell = f'mount -t tmpfs -o size=2m tmpfs "$1" && exec "{sys.executable}" -c "$2" "$1" "$3"'
-    proc = subprocess.run([*ns, "sh", "-c", shell, "sh", str(mount), SCRIPT, str(docs)], capture_output=True,
-                          text=True, timeout=180, check=False)
+    shell = f'mount -t tmpfs -o size={size} tmpfs "$1" && exec "{sys.executable}" -c "$2" "$1" "$3"'
+    proc = subprocess.run([*ns, "sh", "-c", shell, "sh", str(mount), script, str(arg)], capture_output=True,
+                          text=True, timeout=timeout_s, check=False)
     if proc.returncode != 0 and "mount" in proc.stderr and "ragls" not in proc.stderr:
         pytest.fail(f"cannot mount a tmpfs in a private namespace here: {proc.stderr}")
     assert proc.returncode == 0, proc.stderr
-    out = json.loads(proc.stdout)
+    return json.loads(proc.stdout.splitlines()[-1])
+
+
+def test_full_disk_leaves_no_partial_files(tmp_path):
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "walrus.md").write_text("# Walruses\n\nA walrus uses its tusks to haul itself onto the ice.\n")
+    out = _on_tmpfs(tmp_path, "2m", SCRIPT, docs, 180)
     assert out["model"] == "ENOSPC" and out["config"] == "ENOSPC"
     assert out["config_text"] == '[rags.notes]\nsources = ["a"]\n'  # the old file, whole
     assert not [f for f in out["files"] if f.endswith(".tmp")], out["files"]
@@ -118,3 +124,75 @@ def test_ragls_index_on_a_full_disk_says_so_and_resumes_once_there_is_room(tmp_p
     [line] = [x for x in first_err.splitlines() if "disk full" in x]
     assert line.startswith("ragls: disk full: the index cannot be written (") and "free some space" in line
     assert "second=0" in proc.stdout, proc.stdout
+
+
+# A web RAG of one page on a 127.0.0.1 site (ETags), indexed; the page grows, the disk is filled but for 48 KB and the
+# page indexed again (its text cannot be written), the filler deleted and the page indexed a third time.
+WEB_SCRIPT = """
+import errno, hashlib, json, os, sys, threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+root, tmp = Path(sys.argv[1]), Path(sys.argv[2])
+PAGES = {"/docs/a.html": b"<html><head><title>A</title></head><body><main><h1>Setup</h1><p>The widget daemon listens on port 7341.</p></main></body></html>"}
+LOG = []
+class Site(BaseHTTPRequestHandler):
+    def log_message(self, *a): pass
+    def do_GET(self):
+        body = PAGES.get(self.path)
+        if body is None:
+            self.send_response(404); self.send_header("content-length", "0"); self.end_headers(); return
+        etag = '"' + hashlib.sha1(body).hexdigest()[:12] + '"'
+        if self.headers.get("if-none-match") == etag:
+            LOG.append((self.path, 304)); self.send_response(304); self.send_header("etag", etag); self.end_headers(); return
+        LOG.append((self.path, 200)); self.send_response(200); self.send_header("content-type", "text/html")
+        self.send_header("content-length", str(len(body))); self.send_header("etag", etag); self.end_headers()
+        self.wfile.write(body)
+server = ThreadingHTTPServer(("127.0.0.1", 0), Site)
+threading.Thread(target=server.serve_forever, daemon=True).start()
+url = f"http://127.0.0.1:{server.server_address[1]}/docs/a.html"
+os.environ.update(RAGLS_CACHE_DIR=str(root / "cache"), RAGLS_MODELS_DIR=str(tmp / "models"), RAGLS_OFFLINE="1", RAGLS_CONFIG_DIR=str(tmp / "config"))
+(tmp / "config").mkdir(exist_ok=True); (tmp / "project").mkdir(exist_ok=True)
+(tmp / "config" / "ragls.toml").write_text(f'[rags.widget]\\nsources = ["{url}"]\\nchunk_size = 100\\nweb = {{ delay_s = 0 }}\\n')
+from ragls.workspace.rag_workspace import RagWorkspace
+ws = RagWorkspace([tmp / "project"])
+out = {}
+ws.index_rag("widget")
+index = ws.rags.get("widget").index
+words = ["harbour", "tide", "ferry", "puffin", "gannet", "lighthouse", "keeper", "rope", "anchor", "sail"]
+PAGES["/docs/a.html"] = ("<html><body><main><h1>Setup</h1><p>The widget daemon now listens on port 9184.</p>" + "".join(
+    f"<h2>Part {j}</h2><p>" + " ".join(words[(j * 3 + k * k) % 10] + str(j) for k in range(150)) + ".</p>" for j in range(120))
+    + "</main></body></html>").encode()
+filler = root / "filler"
+with open(filler, "wb") as f:  # the disk full but for 48 KB
+    try:
+        while True:
+            f.write(b"\\0" * 65536); f.flush(); os.fsync(f.fileno())
+    except OSError as exc:
+        out["fill"] = errno.errorcode.get(exc.errno)
+os.truncate(filler, max(0, filler.stat().st_size - 48 * 1024))
+try:
+    ws.index_rag("widget"); out["second"] = "ok"
+except Exception as exc:
+    out["second"] = f"{type(exc).__name__}: {exc}"
+filler.unlink()
+LOG.clear()
+try:
+    out["third"] = ws.index_rag("widget").indexed
+except Exception as exc:
+    out["third"] = f"{type(exc).__name__}: {exc}"[:200]
+out["log"] = LOG[:]
+out["free_mb"] = os.statvfs(root).f_bavail * os.statvfs(root).f_frsize // 2**20
+out["has_new"] = "9184" in " ".join(c.text for c in index.manifest.chunks_of(url))
+print(json.dumps(out))
+"""
+
+
+def test_a_web_page_whose_text_did_not_fit_is_fetched_whole_once_there_is_room(tmp_path):
+    """The new ETag of a changed page was saved at its fetch, before its text: on a full disk the text write failed
+    ("database or disk is full") but the small validator write had fitted, so the next crawl sent the new ETag, the
+    site answered 304 and the index kept the old text until the page changed again. The validators are saved only
+    once the text is written now: the next crawl, with room again, fetches the page whole (200) and indexes it."""
+    out = _on_tmpfs(tmp_path, "64m", WEB_SCRIPT, tmp_path, 600)
+    assert out["fill"] == "ENOSPC" and "disk is full" in out["second"], out
+    assert out["log"] == [["/docs/a.html", 200]], out  # on main: 304, the validators of a text never written
+    assert len(out["third"]) == 1 and out["has_new"], out

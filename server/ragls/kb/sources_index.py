@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import logging
+import sqlite3
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -17,6 +19,8 @@ from ragls.index.indexer import FolderIndex, SyncReport
 from ragls.index.scan import VANISHED, load_indexable  # the workspace scan's reading and no-text check
 from ragls.sources.convert import conversion_outdated
 from ragls.sources.load import os_error_skip
+
+log = logging.getLogger(__name__)
 
 
 @dataclasses.dataclass
@@ -159,16 +163,22 @@ class SourcesIndex(FolderIndex):
 
     def _sync_text(self, only):
         """`FolderIndex._sync_text`, then the validators of the web pages it wrote (held by `_fetch_web`) saved:
-        a write that raised (a full disk) leaves the older ones, and the next crawl fetches those pages whole."""
+        a write that raised (a full disk) leaves the older ones, and the next crawl fetches those pages whole.
+        Saving them failing (the disk full by then) is logged, not raised: the text is in the index."""
         from ragls.sources.crawl import HttpCache
 
         self._held_pages = []
         report = super()._sync_text(only)
-        if self._held_pages:
-            cache = HttpCache(self.index_dir / "http_cache.sqlite")
+        held, self._held_pages = self._held_pages, []
+        if held:
+            cache = None
             try:
-                cache.put_all(self._held_pages)
+                cache = HttpCache(self.index_dir / "http_cache.sqlite")
+                cache.put_all(held)
+            except (sqlite3.Error, OSError) as exc:  # the text is written: only the next crawl's 304s are lost
+                log.warning("rag %s: the web pages' validators were not saved (%s); the next crawl fetches "
+                            "those %d page(s) whole", self.spec.name, exc, len(held))
             finally:
-                cache.close()
-            self._held_pages = []
+                if cache is not None:
+                    cache.close()
         return report
