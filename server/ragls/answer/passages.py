@@ -57,6 +57,7 @@ from ragls.answer.inline import plain
 from ragls.answer.labels import bare_heading_label, heading_label, item_label, labelled, paragraph_label
 from ragls.answer.markup import clean_markup
 from ragls.answer.openings import opening_lines
+from ragls.answer.ref_titles import section_refs
 from ragls.answer.sentences import item_sentences, join_next, joined_lines, sentence_spans
 from ragls.sources.convert import CONVERTED_EXTENSIONS, extension
 from ragls.sources.load import kind_for
@@ -178,12 +179,14 @@ def chunk_units(chunk: Chunk, lines: tuple[int, int] | None = None, files: FileF
     header = table_columns.header_above(chunk) if markdown and extension(chunk.path) not in CONVERTED_EXTENSIONS \
         else ""
     before = opening_lines(chunk)
+    text = chunk.text if markdown else section_refs(chunk.text, chunk.path, str(chunk.folder or ""),
+                                                    files.get(chunk.folder) if files else None)
     if not before:
-        return units(chunk.text, lines, markdown, chunk.path, chunk.folder, files.get(chunk.folder) if files else None,
+        return units(text, lines, markdown, chunk.path, chunk.folder, files.get(chunk.folder) if files else None,
                      header)
     # a reST chunk opening at its section title's underline: read with the title line above it
     k = len(before)
-    found = units("\n".join([*before, chunk.text]), None if lines is None else (lines[0] + k, lines[1] + k), markdown,
+    found = units("\n".join([*before, text]), None if lines is None else (lines[0] + k, lines[1] + k), markdown,
                   chunk.path, chunk.folder, files.get(chunk.folder) if files else None, header)
     return [replace(u, line=max(0, u.line - k), end=u.end - k, block_end=u.block_end - k,
                     code_end=u.code_end - k if u.code_end >= 0 else -1) for u in found if u.end >= k]
