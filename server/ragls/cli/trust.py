@@ -63,6 +63,12 @@ def cmd_trust(args) -> int:
 
 # The items of a list value `ignored_values` shows; the file holds the rest (`ragls trust` prints what it applies).
 SHOWN_ITEMS = 20
+# The characters of one value's JSON `ignored_values` shows: its first SHOWN_HEAD and last SHOWN_TAIL (the end of a
+# command or URL matters as much as its start), the count of those between them said. 1,000 hold the default
+# `generation.template` whole (525 as JSON) and a screen of terminal lines; a loader command or an endpoint is far
+# shorter.
+SHOWN_HEAD = 800
+SHOWN_TAIL = 200
 
 
 def ignored_values(layer) -> list[str]:
@@ -72,7 +78,9 @@ def ignored_values(layer) -> list[str]:
     by one) — what trusting lets the file do, not only its names. Values are JSON (control and non-ASCII characters
     escaped: a hostile file cannot drive the terminal) with secret values masked (`redact.mask_secrets`). A list of
     more than SHOWN_ITEMS items shows its first SHOWN_ITEMS and how many more the file holds (50,000 globs printed
-    889 KB); a string is shown whole, as a cut command could hide what it runs."""
+    889 KB); a value whose JSON is longer than SHOWN_HEAD + SHOWN_TAIL characters (a 1 MB prompt template or loader
+    command) shows its first SHOWN_HEAD and last SHOWN_TAIL with the count hidden between them (`_cut_value`): the
+    line says the value goes on, so a cut command cannot pass for a whole one."""
     from ragls.sources.redact import mask_secrets
 
     lines = []
@@ -84,8 +92,19 @@ def ignored_values(layer) -> list[str]:
             more = ""
             if isinstance(v, list) and len(v) > SHOWN_ITEMS:
                 v, more = v[:SHOWN_ITEMS], f" ... and {len(v) - SHOWN_ITEMS:,} more ({len(v):,} in all: read the file)"
-            lines.append(f"{shown} = {mask_secrets(json.dumps(v, default=str))[0]}{more}")
+            lines.append(f"{shown} = {_cut_value(mask_secrets(json.dumps(v, default=str))[0])}{more}")
     return lines
+
+
+def _cut_value(text: str) -> str:
+    """`text` (a value's JSON, secrets already masked, so a cut never shows part of an unmasked key) when it has at
+    most SHOWN_HEAD + SHOWN_TAIL characters; else its first SHOWN_HEAD, " ... [N characters hidden: read the file]
+    ... " and its last SHOWN_TAIL. The JSON is ASCII (`json.dumps` escapes the rest), so a cut inside an escape
+    such as "\\u202e" shows only ASCII characters."""
+    hidden = len(text) - SHOWN_HEAD - SHOWN_TAIL
+    if hidden <= 0:
+        return text
+    return f"{text[:SHOWN_HEAD]} ... [{hidden:,} characters hidden: read the file] ... {text[-SHOWN_TAIL:]}"
 
 
 def _untrusted_layer(folder: Path):
@@ -99,7 +118,8 @@ def _show(folder: Path, as_json: bool) -> int:
     """`ragls trust --show [--json] PATH`: what trusting `folder` would let its ragls.toml set (`ignored_values`: one
     "name = value" line per setting, secrets masked) and its trust state, trusting nothing. Neovim's plugin asks it
     before its `vim.secure.read` question, which names only the file. JSON: {folder, file (null: no ragls.toml),
-    state ("trusted" / "changed" since trusted / "untrusted"), settings: [line]}. Exit 0; 1 (a message on stderr)
+    state ("trusted" / "changed" since trusted / "untrusted"), settings: [line]}, the lines cut as on the terminal
+    (its readers show them to a person, and Neovim's waits for them). Exit 0; 1 (a message on stderr)
     when the folder does not exist or the file cannot be read as TOML."""
     from ragls.config import trust
 
