@@ -223,6 +223,47 @@ def test_a_background_server_started_while_another_process_indexes_the_folder_an
     assert not (index_dir / "server.json").exists()
 
 
+def test_a_takeover_that_ends_after_the_socket_stopped_leaves_no_server_file(ws, monkeypatch):
+    """A server closing while its indexer thread takes the index over (the writer process exited a moment before):
+    the takeover's "the writer changed" callback ran after the socket had stopped and bound it again, so the server
+    exited leaving `server.json` and its socket behind (`ragls serve --stop` of a background server, seen once in a
+    full CI run of the test above). The order is forced here: the takeover waits until the socket has stopped.
+    Real LiveWorkspaces (the writer without a socket, as `ragls index` is) in this process."""
+    import functools
+    import threading
+
+    from ragls.index.indexer import FolderIndex
+    from ragls.lsp.local_socket import SERVER_FILE, LocalSocketServer, find_server
+    from ragls.workspace.live import LiveWorkspace
+
+    taking_over, socket_stopped = threading.Event(), threading.Event()
+
+    class Socket(LocalSocketServer):
+        def stop(self):
+            super().stop()
+            socket_stopped.set()
+
+    def try_become_writer(idx):
+        taking_over.set()
+        assert socket_stopped.wait(60)  # the reader's close has stopped its socket (bounded if the test fails)
+        return take_over(idx)
+
+    take_over = FolderIndex.try_become_writer
+    monkeypatch.setattr(FolderIndex, "try_become_writer", try_become_writer)
+    writer = LiveWorkspace([ws], hold_vectors=True, socket_server=None).start()
+    try:
+        index_dir = writer.get_indexed().indexes[0].index_dir
+        reader = LiveWorkspace([ws], hold_vectors=True, socket_server=functools.partial(Socket, readers=True)).start()
+        reader.get()
+        assert find_server(index_dir)[0] == os.getpid()  # the reader serves the index no process serves
+    finally:
+        writer.close()
+    assert taking_over.wait(60)  # the reader's indexer thread found the lock free
+    reader.close()
+    assert not (index_dir / SERVER_FILE).exists()
+    assert find_server(index_dir) is None
+
+
 def test_the_background_server_runs_this_ragls_never_the_folders_nor_another(ws, tmp_path, capsys, monkeypatch):
     """The server process imports the ragls the CLI runs. A folder is untrusted: one holding a `ragls/` package at
     its root had that package run instead of ragls (`python -m ragls` started in the folder imports from there

@@ -129,6 +129,7 @@ class LocalSocketServer:
         self._hold = hold or (lambda: contextlib.nullcontext(ws))
         self._servers: dict[Path, tuple[_Server, Path, Path]] = {}  # index dir -> (server, socket, server.json)
         self._lock = threading.Lock()
+        self._stopped = False  # stop() is final: a takeover ending on the indexer thread after it binds nothing
         self.last_used = time.monotonic()  # of the last request (time.monotonic()): a background server's idle exit
 
     def start(self) -> None:
@@ -138,8 +139,12 @@ class LocalSocketServer:
     def sync_writers(self) -> None:
         """Bind the indexes this process now writes and unbind those it no longer writes: after a takeover the
         new writer answers `ragls query`; after a handover the old one stops claiming to. With `readers`, also the
-        indexes it reads that no other live process serves (`find_server`). Idempotent."""
+        indexes it reads that no other live process serves (`find_server`). Idempotent; nothing after `stop()` (the
+        indexer thread's takeover may end after the socket stopped: it bound again, and the exiting process left a
+        `server.json` and socket behind)."""
         with self._lock:
+            if self._stopped:
+                return
             serving = {idx.index_dir: idx for idx in self.ws.indexes
                        if idx.writer or self._serves_read(idx.index_dir)}
             for index_dir in [d for d in self._servers if d not in serving]:
@@ -200,7 +205,9 @@ class LocalSocketServer:
                 f.unlink()
 
     def stop(self) -> None:
+        """Unbind every socket and remove the `server.json` files still naming this process; for good."""
         with self._lock:
+            self._stopped = True
             for index_dir in list(self._servers):
                 self._unbind(index_dir)
 
