@@ -99,6 +99,37 @@ def test_the_folders_gitignore_files_hold_at_most_10000_patterns_together(tmp_pa
         "hold together (each is matched against every path below it): everything below its folder is left out")}
 
 
+def test_the_gitignore_budget_fails_the_same_file_closed_whoever_asks_first(tmp_path):
+    """The 10,000 patterns were spent in reading order: the walk's filter read the .gitignore files as it went, the
+    watcher's (after a .gitignore event clears it) and rag/query's the chain of the path they were asked about, so
+    in a folder past the budget a file the scan left out was indexed at its next event, or the other way round.
+    Every filter now spends it shallow first and by name over the directories the walk enters: `a` and `b` (4,000
+    each) whole, `c` (4,000, of 2,000 left) fails closed, whichever path is asked about first."""
+    lines = "".join(f"build-{i}/\n" for i in range(4_000))
+    make(tmp_path / "ws", {"top.md": "t", **{f"{d}/.gitignore": lines for d in "cba"},
+                           **{f"{d}/page.md": "p" for d in "abc"}, **{f"{d}/sub/deep.md": "d" for d in "abc"},
+                           "a/build-7/x.md": "x"})
+    walker = FileFilter(tmp_path / "ws", SourcesSettings())
+    assert walk_mod.walk_with(walker) == ["a/page.md", "a/sub/deep.md", "b/page.md", "b/sub/deep.md", "top.md"]
+    problem = {"c/.gitignore": (
+        "ignore file of 4,000 patterns, past the 10,000 the folder's .gitignore files may "
+        "hold together (each is matched against every path below it): everything below its folder is left out")}
+    assert walker.ignore_problems == problem
+    for first in ["c/sub/deep.md", "c/page.md", "b/sub/deep.md", "a/build-7/x.md"]:
+        asked = FileFilter(tmp_path / "ws", SourcesSettings())  # rag/query's, or a reader's: this path first
+        assert [asked.reason(first), asked.reason("c/page.md"), asked.reason("b/page.md")] == [
+            walker.reason(first), "ignored by c/.gitignore", None], first
+        assert asked.ignore_problems == problem
+    watcher = FileFilter(tmp_path / "ws", SourcesSettings())
+    assert watcher.reason("a/page.md") is None
+    (tmp_path / "ws" / "b" / ".gitignore").write_text(lines[:10])  # an edit: the event clears the filter
+    watcher.invalidate()
+    assert watcher.reason("c/sub/deep.md") is None and watcher.ignore_problems == {}
+    assert walk(tmp_path / "ws", SourcesSettings()) == [
+        "a/page.md", "a/sub/deep.md", "b/page.md", "b/sub/deep.md", "c/page.md", "c/sub/deep.md", "top.md"]
+    assert walker.reason("a/build-7/x.md") == "ignored by a/.gitignore"
+
+
 def test_a_folders_globs_are_compiled_once_for_every_filter(tmp_path):
     """Every walk, rewatch and read-back builds a FileFilter: a ragls.toml of 50,000 include globs cost 4 CPU-s to
     compile each time (the file watcher built one at each rewatch). The same lists share one compiled spec now, and

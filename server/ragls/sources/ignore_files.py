@@ -10,6 +10,8 @@ import logging
 import os
 import re
 import subprocess
+from collections import deque
+from collections.abc import Callable
 from pathlib import Path
 
 from pathspec import GitIgnoreSpec
@@ -124,21 +126,29 @@ class GitIgnores:
     files (root and nested, each relative to its own directory), and, when the folder lies inside a git repository,
     the user's own ignore file, the repository's `.git/info/exclude` and the `.gitignore` files above the folder.
     Each file is read once (`read_ignore_file`); `clear()` forgets them (after a `.gitignore` changed). The
-    folder's own .gitignore files hold at most MAX_FOLDER_IGNORE_PATTERNS patterns together, in the order they are
-    read (the walk's: shallow first): one past what the others left fails closed, as a file past
-    MAX_IGNORE_PATTERNS does.
+    folder's own .gitignore files hold at most MAX_FOLDER_IGNORE_PATTERNS patterns together: one past what the
+    others left fails closed, as a file past MAX_IGNORE_PATTERNS does. Which one that is must not depend on who
+    asks first (the walk's filter read its files in its own order, the watcher's and rag/query's the chain of the
+    path they were given, so a folder past the budget indexed a file at an event that the next scan dropped): the
+    first match reads every .gitignore of the directories the walk enters, shallow first and by name
+    (`walk_dirs` with `walked`), and the budget is spent in that order for every filter of the folder. A
+    .gitignore of a directory the walk does not enter (out of `sources.include`'s reach, or made since: its event
+    clears the filter) is read when asked, with what that reading left.
 
-    `settings`: the folder's `[sources]` settings (`follow_outside_links` read at each use). `problems`: the ignore
-    files whose rules could not be applied as written, as index keys (one above the folder: its absolute path) ->
-    why, filled as they are read."""
+    `settings`: the folder's `[sources]` settings (`follow_outside_links` read at each use). `walked(rel_dir)`:
+    whether the walk enters the directory (`walk.FileFilter.dir_walked`; it may call `match` for the directory,
+    which then uses the files above it, read already). `problems`: the ignore files whose rules could not be
+    applied as written, as index keys (one above the folder: its absolute path) -> why, filled as they are read."""
 
-    def __init__(self, folder: Path, settings) -> None:
+    def __init__(self, folder: Path, settings, walked: Callable[[str], bool]) -> None:
         self.folder = Path(folder)
         self._settings = settings
+        self._walked = walked
         self._specs: dict[str, GitIgnoreSpec | None] = {}
         self._outer: list[tuple[str, GitIgnoreSpec, str]] | None = None
         self.problems: dict[str, str] = {}
         self._patterns_left = MAX_FOLDER_IGNORE_PATTERNS  # what the .gitignore files read so far left
+        self._walked_dirs: list[str] | None = None  # `read_all`'s directories ([] while it runs)
 
     def clear(self) -> None:
         """Forget the ignore files read and their problems: the next match reads them again."""
@@ -146,11 +156,22 @@ class GitIgnores:
         self.problems.clear()
         self._outer = None
         self._patterns_left = MAX_FOLDER_IGNORE_PATTERNS
+        self._walked_dirs = None
+
+    def read_all(self) -> list[str]:
+        """Read the .gitignore of every directory the walk enters, shallow first and by name (`walk_dirs`), once
+        per `clear()`; return those directories ("/"-separated, relative to the folder, "" for it: what
+        `walk.walked_dirs` lists, without walking them again)."""
+        if self._walked_dirs is None:
+            self._walked_dirs = []  # a match made while they are read uses the files above it, read already
+            self._walked_dirs = walk_dirs(self.folder, self._walked, self._spec)
+        return self._walked_dirs
 
     def match(self, rel: str, is_dir: bool) -> str | None:
         """The .gitignore (relative path) whose rules ignore `rel`, or None. Deeper files override shallower ones,
         and within a file the last matching rule wins, as in git. When the folder lies inside a git repository,
         the repository's `.git/info/exclude` and the `.gitignore` files above the folder apply first."""
+        self.read_all()
         parts = rel.split("/")
         verdict: bool | None = None
         source = None
@@ -238,3 +259,48 @@ class GitIgnores:
                 if result.include is not None:
                     verdict, source = result.include, label
         return source if verdict else None
+
+
+def walk_dirs(root: Path, entered: Callable[[str], bool], visit: Callable[[str], object] | None = None) -> list[str]:
+    """The directories of `root` a walk enters, as "/"-separated paths relative to it ("" for `root`), shallow first
+    and by name at each level (breadth first: the same order on every machine and at every call): `root`, then
+    each directory below an entered one that is no symlink (never followed) and that `entered(rel_dir)` takes.
+    A directory that cannot be listed, or whose names cannot be reached (`reach`), is left out with all below it
+    (`walk.walk_with` lists it as unreadable). `visit(rel_dir)` is called for each directory taken, before its
+    subdirectories are tested (`GitIgnores` reads its .gitignore there)."""
+    found: list[str] = []
+    queue = deque([""])
+    while queue:
+        rel_dir = queue.popleft()
+        directory = os.path.join(root, rel_dir) if rel_dir else str(root)
+        try:
+            with os.scandir(directory) as it:
+                entries = sorted(it, key=lambda entry: entry.name)
+            if entries:
+                reach(os.path.join(directory, GITIGNORE))
+        except OSError as exc:
+            log.debug("cannot list %s: %s", directory, exc)
+            continue
+        found.append(rel_dir)
+        if visit is not None:
+            visit(rel_dir)
+        for entry in entries:
+            rel = f"{rel_dir}/{entry.name}" if rel_dir else entry.name
+            try:
+                if entry.is_dir(follow_symlinks=False) and entered(rel):
+                    queue.append(rel)
+            except OSError as exc:
+                log.debug("cannot stat %s: %s", entry.path, exc)
+    return found
+
+
+def reach(path: str) -> None:
+    """Raise the OSError of reaching `path`, a name in a folder the walk listed, unless it merely does not exist:
+    EACCES for a folder without search permission, ENAMETOOLONG for one so deep that the names in it exceed the
+    OS's path limit (4,096 bytes on Linux) although the folder itself was listed. With its ignore file as `path`,
+    such a folder is one skipped entry ("unreadable folder: File name too long"), not also a warning for its
+    ignore file, which could not be read and whose rules could not be applied."""
+    try:
+        os.lstat(path)
+    except FileNotFoundError:
+        pass

@@ -34,6 +34,8 @@ from ragls.sources.ignore_files import (  # noqa: F401 - MAX_IGNORE_* re-exporte
     MAX_IGNORE_FILE_BYTES,
     MAX_IGNORE_PATTERNS,
     GitIgnores,
+    reach,
+    walk_dirs,
 )
 from ragls.sources.load import FRAGMENT_EXTENSIONS, OUTSIDE_LINK, inside_folder  # noqa: F401 - re-exported
 
@@ -95,7 +97,7 @@ class FileFilter:
         self._temp = compile_globs(TEMP_GLOBS)
         self._junk = frozenset(JUNK_DIRS)
         self._index_rel = _relative_inside(self.folder, index_dir) if index_dir is not None else None
-        self._gitignores = GitIgnores(self.folder, settings)
+        self._gitignores = GitIgnores(self.folder, settings, self.dir_walked)
         self._dir_reasons: dict[str, str | None] = {}
         self._served: dict[str, tuple[float, bool]] = {}  # `served`: path -> (monotonic time, verdict)
         self._changes = 0  # `changed` calls so far: a verdict computed across one is not remembered
@@ -369,7 +371,7 @@ def walk_with(file_filter: FileFilter) -> list[str]:
             with os.scandir(directory) as it:
                 entries = list(it)
             if entries:  # listing needs read permission, reaching an entry search (x): a mode 644 folder lists
-                _reach(os.path.join(directory, GITIGNORE))  # names whose files cannot be opened; and its ignore file
+                reach(os.path.join(directory, GITIGNORE))  # names whose files cannot be opened; and its ignore file
         except OSError as exc:
             log.debug("cannot list %s: %s", directory, exc)
             file_filter.unreadable[f"{path_key(rel_dir)}/" if rel_dir else "./"] = (
@@ -429,37 +431,9 @@ def walked_dirs(file_filter: FileFilter) -> list[str]:
     `docs/**/*.md`) nor a symlink (never followed) nor unlistable. What the file watcher
     watches: a file of any other directory is never indexed. Empty when the folder cannot be listed."""
     root = file_filter.folder
-    found: list[str] = []
-    stack = [""]
-    while stack:
-        rel_dir = stack.pop()
-        directory = os.path.join(root, rel_dir) if rel_dir else str(root)
-        try:
-            with os.scandir(directory) as it:
-                entries = list(it)
-        except OSError:
-            continue
-        found.append(directory)
-        for entry in entries:
-            rel = f"{rel_dir}/{entry.name}" if rel_dir else entry.name
-            try:
-                if entry.is_dir(follow_symlinks=False) and file_filter.dir_walked(rel):
-                    stack.append(rel)
-            except OSError as exc:
-                log.debug("cannot stat %s: %s", entry.path, exc)
-    return found
-
-
-def _reach(path: str) -> None:
-    """Raise the OSError of reaching `path`, a name in a folder the walk listed, unless it merely does not exist:
-    EACCES for a folder without search permission, ENAMETOOLONG for one so deep that the names in it exceed the
-    OS's path limit (4,096 bytes on Linux) although the folder itself was listed. With its ignore file as `path`,
-    such a folder is one skipped entry ("unreadable folder: File name too long"), not also a warning for its
-    ignore file, which could not be read and whose rules could not be applied."""
-    try:
-        os.lstat(path)
-    except FileNotFoundError:
-        pass
+    rels = (file_filter._gitignores.read_all() if file_filter.settings.respect_gitignore
+            else walk_dirs(root, file_filter.dir_walked))
+    return [os.path.join(root, rel) if rel else str(root) for rel in rels]
 
 
 def _lower_extension(rel_path: str) -> str:
