@@ -14,6 +14,7 @@ still abstain. A call written without backticks is judged by its callees, not it
 from __future__ import annotations
 
 import pytest
+from abstainkit import assert_abstains_naming, assert_answered
 from offline_index import extractive_workspace
 from ragls.embedding.embed import offline_model_dir
 from ragls.retrieval.names import name_terms, question_names
@@ -103,9 +104,7 @@ def ws(tmp_path_factory):
 def test_a_name_of_the_users_own_thing_is_no_absent_name(ws, question):
     """No chunk holds JavaScript, TLS, Mac or parseSettings; the docs answer for the tool, not the user's project,
     proxy, keyboard or function. No absent name, answered."""
-    result = ws.retrieve(question)
-    assert result.evidence.absent_names == (), result.evidence
-    assert not ws.query(question).abstained, result.evidence
+    assert_answered(ws, question)
 
 
 @pytest.mark.parametrize(("question", "name"), [
@@ -115,6 +114,4 @@ def test_a_name_of_the_users_own_thing_is_no_absent_name(ws, question):
 ])
 def test_a_name_the_question_asks_about_still_abstains(ws, question, name):
     """A possessive phrase after another preposition, and an aside's own name, name what is asked."""
-    result = ws.retrieve(question)
-    assert name in result.evidence.absent_names, result.evidence
-    assert ws.query(question).abstained
+    assert_abstains_naming(ws, question, name)

@@ -9,6 +9,7 @@ such questions are answered, and a question about a name the docs never mention 
 from __future__ import annotations
 
 import pytest
+from abstainkit import assert_abstains_naming, assert_answered
 from offline_index import extractive_workspace
 from ragls.embedding.embed import offline_model_dir
 from ragls.retrieval.english import american_spellings
@@ -74,15 +75,11 @@ def ws(tmp_path_factory):
 def test_a_word_the_docs_hold_in_other_words_is_answered(ws, question):
     """No chunk holds "8-character" or a term of "anonymise"; the docs say "eight letters and digits" and
     "anonymize". No absent name, answered."""
-    result = ws.retrieve(question)
-    assert result.evidence.absent_names == (), result.evidence
-    assert not ws.query(question).abstained, result.evidence
+    assert_answered(ws, question)
 
 
 def test_a_name_the_docs_never_mention_still_abstains(ws):
     """A British spelling whose American one the docs lack either (pseudonymise), and a name beside a measure."""
     for question, name in (("Can the server pseudonymise visitors' IP addresses in the access logs?", "pseudonymise"),
                            ("Can the server give records short 8-character Snowflake IDs?", "Snowflake")):
-        result = ws.retrieve(question)
-        assert name in result.evidence.absent_names, result.evidence
-        assert ws.query(question).abstained
+        assert_abstains_naming(ws, question, name)

@@ -13,6 +13,7 @@ value asked outright still abstain."""
 from __future__ import annotations
 
 import pytest
+from abstainkit import assert_abstains_naming, assert_answered
 from offline_index import extractive_workspace
 from ragls.embedding.embed import offline_model_dir
 from ragls.retrieval.asked_value import asked_value
@@ -103,10 +104,7 @@ def ws(tmp_path_factory):
 def test_a_question_with_the_users_values_is_answered(ws, question):
     """No chunk holds 3.13t, release-2.3.0, posts/2023, .bashrc or the build's timings; the docs answer for the
     tool, not for the user's interpreter build, tags, folders, shell file or build. No veto, answered."""
-    result = ws.retrieve(question)
-    assert result.evidence.absent_names == (), result.evidence
-    assert not result.evidence.value_missing, result.evidence
-    assert not ws.query(question).abstained, result.evidence
+    assert_answered(ws, question, value=True)
 
 
 @pytest.mark.parametrize(("question", "name"), [
@@ -115,9 +113,7 @@ def test_a_question_with_the_users_values_is_answered(ws, question):
 ])
 def test_a_name_the_question_asks_about_still_abstains(ws, question, name):
     """A protocol's version and a file format of its own name what is asked."""
-    result = ws.retrieve(question)
-    assert name in result.evidence.absent_names, result.evidence
-    assert ws.query(question).abstained
+    assert_abstains_naming(ws, question, name)
 
 
 def test_a_value_asked_outright_still_abstains(ws):
