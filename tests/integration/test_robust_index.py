@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from offline_index import offline_toml
 from ragls.config.trust import trust as trust_folder
+from ragls.core.errors import RequestFailed, error_kind
 from ragls.embedding.embed import offline_model_dir
 from ragls.index import scan as scan_mod  # the text phase's scan: what it walks and reads
 from ragls.index.chunking import is_markup_only
@@ -381,9 +382,10 @@ def test_html_nested_deeper_than_lxml_reads_is_indexed_whole(tmp_path):
     assert shallow(plain) is plain  # lxml reads it whole: given to the converter as it is
 
 
-def test_a_folder_moved_away_while_open_is_said_in_the_status(tmp_path):
-    # The index answers on from the files the folder held (a walk that cannot list it keeps them), and its sources
-    # cannot be opened: rag/status listed no error, so a user saw a healthy index of a folder that is gone.
+def test_a_folder_moved_away_while_open_is_said_and_not_searched(tmp_path):
+    # The index answered on from the files the folder held (a walk that cannot list it keeps them), passages whose
+    # sources cannot be opened and may be anywhere now (session 66-68's lead): rag/status says the folder is gone,
+    # and a query says it too instead of serving them; moved back, it is searched again, nothing indexed anew.
     folder = tmp_path / "docs"
     write(folder, "retries.md", "# Retries\n\nRequests are retried five times with jitter.\n")
     w = make_ws(folder, tmp_path / "index")
@@ -392,10 +394,36 @@ def test_a_folder_moved_away_while_open_is_said_in_the_status(tmp_path):
         assert [e for e in w.status().errors if "no longer exists" in e["message"]] == []
         folder.rename(tmp_path / "moved")
         w.index(embed=False)  # a scan meanwhile keeps what the folder held
-        [error] = [e["message"] for e in w.status().errors if "no longer exists" in e["message"]]
-        assert error.startswith(f"{w.indexes[0].folder}: the folder no longer exists (moved or deleted)")
-        assert bm25_paths(w, "retried jitter") == ["retries.md"] and w.status().folders[0].files == 1
+        gone = (f"{w.indexes[0].folder}: the folder no longer exists (moved or deleted): its index is not searched "
+                "until it is back; open the folder where it is now")
+        assert [e["message"] for e in w.status().errors if "no longer exists" in e["message"]] == [gone]
+        for request in (lambda: w.query("retried jitter"), lambda: w.ask("How often are requests retried?")):
+            with pytest.raises(RequestFailed) as err:
+                request()
+            assert str(err.value) == gone and error_kind(err.value).code == -32803
+        assert w.status().folders[0].files == 1  # kept
         (tmp_path / "moved").rename(folder)
         assert [e for e in w.status().errors if "no longer exists" in e["message"]] == []
+        assert [h.chunk.path for h in w.query("retried jitter").hits] == ["retries.md"]
+    finally:
+        w.close()
+
+
+def test_a_folder_moved_away_beside_one_still_there_leaves_only_the_other_searched(tmp_path):
+    kept, moved = tmp_path / "kept", tmp_path / "docs"
+    write(kept, "backoff.md", "# Backoff\n\nThe client waits with exponential backoff between retried requests.\n")
+    write(moved, "retries.md", "# Retries\n\nRequests are retried five times with jitter.\n")
+    for folder in (kept, moved):
+        (folder / "ragls.toml").write_text(offline_toml(tmp_path / f"index-{folder.name}", sentence_pass=True))
+        trust_folder(folder)
+    w = RagWorkspace([kept, moved])
+    try:
+        w.index(embed=False)
+        assert sorted(bm25_paths(w, "retried requests jitter backoff")) == ["backoff.md", "retries.md"]
+        moved.rename(tmp_path / "elsewhere")
+        assert bm25_paths(w, "retried requests jitter backoff") == ["backoff.md"]
+        assert [h.chunk.folder for h in w.query("retried requests").hits] == [str(w.indexes[0].folder)]
+        with pytest.raises(RequestFailed, match="docs: the folder no longer exists"):
+            w.query("retried requests", rag="docs")  # the gone folder asked for by name
     finally:
         w.close()

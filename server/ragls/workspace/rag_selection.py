@@ -3,6 +3,7 @@ and the settings that apply to it: every workspace folder by default or as "work
 by its name, a workspace folder by its name, path or file:// URI (older clients), or a list of these
 (`selected`, `folder_position`); a request over one named RAG alone takes that RAG's own retrieval and template
 settings (`request_settings`). An unknown name or a bad value is an InvalidParams (-32602) listing the known ones.
+A selected folder moved or deleted while open is not searched (`present`).
 """
 
 from __future__ import annotations
@@ -12,9 +13,26 @@ from pathlib import Path
 from typing import Any
 
 from ragls.config.settings import Settings
-from ragls.core.errors import InvalidParams
+from ragls.core.errors import InvalidParams, RequestFailed
 from ragls.core.uris import folder_uri_path
 from ragls.kb.rags import WORKSPACE, RagRegistry
+
+# What rag/status and a request say of a workspace folder that is no longer a directory.
+FOLDER_GONE = "the folder no longer exists (moved or deleted)"
+
+
+def present(folders: list, rags: Sequence[Any]) -> list:
+    """The folder indexes of `folders` (`selected`'s) whose folder is still a directory. One moved or deleted while
+    open is not searched: its index still holds what the folder held (a scan that cannot list it keeps it, so
+    nothing is indexed again when it comes back), but those passages' files cannot be opened and may be anywhere
+    now; rag/status names it. Raises RequestFailed (-32803) when every folder selected is gone and no named RAG is
+    (`rags`): "/home/u/docs: the folder no longer exists (moved or deleted): its index is not searched until it
+    is back; open the folder where it is now" — an answer of nothing would read as "no document says so"."""
+    here = [idx for idx in folders if idx.folder.is_dir()]
+    if folders and not here and not rags:
+        raise RequestFailed(f"{', '.join(str(idx.folder) for idx in folders)}: {FOLDER_GONE}: its index is not "
+                            "searched until it is back; open the folder where it is now")
+    return here
 
 
 def folder_position(folders: Sequence[Path], uri_or_path: str) -> int:

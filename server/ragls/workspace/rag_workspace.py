@@ -37,7 +37,7 @@ from ragls.retrieval.relevance import abstained
 from ragls.retrieval.result import RetrievalResult
 from ragls.retrieval.search import SIGNALS, search
 from ragls.retrieval.source import FolderSource
-from ragls.workspace.rag_selection import folder_position, request_settings, selected
+from ragls.workspace.rag_selection import folder_position, present, request_settings, selected
 from ragls.workspace.request_input import check_text, check_top_k, user_text
 from ragls.workspace.status import Status, workspace_status
 
@@ -287,6 +287,7 @@ class RagWorkspace:
             if not idx.writer:
                 idx.refresh()
         folders, rags = self._targets(rag)
+        folders = present(folders, rags)  # a folder moved or deleted while open is not searched
         groups = []
         if folders:
             if "vector" in signals and not self.progressive:

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from ragls.config.globs import named_globs
 from ragls.core.hashing import fingerprint
+from ragls.workspace.rag_selection import FOLDER_GONE
 
 # Files left out that rag/status (and MCP index_status) lists per folder, the rest counted (`skippedMore`): a folder
 # of 20,000 unreadable files made a 1.8 MB status reply that every client listed whole.
@@ -140,11 +141,10 @@ def workspace_status(ws) -> Status:
     model_errors |= {idx.include_warning for idx in ws.indexes if idx.include_warning}
     model_errors |= {f"{idx.folder}: {idx.rebuild_reason} since it was built; the next index run rebuilds it"
                      for idx in ws.indexes if idx.settings_changed and not idx.writer}
-    # A folder moved or deleted while open: its index answers on from the files it held (a walk that cannot list the
-    # folder keeps them: `FileFilter.unentered`), sources whose files are gone; rag/status said nothing of it.
-    model_errors |= {f"{idx.folder}: the folder no longer exists (moved or deleted): answers come from the files it "
-                     "held, whose sources cannot be opened; open the folder where it is now" for idx in ws.indexes
-                     if not idx.folder.is_dir()}
+    # A folder moved or deleted while open: its index keeps the files it held (a walk that cannot list the folder
+    # keeps them: `FileFilter.unentered`) and is not searched until it is back (`rag_selection.present`).
+    model_errors |= {f"{idx.folder}: {FOLDER_GONE}: its index is not searched until it is back; open the folder "
+                     "where it is now" for idx in ws.indexes if not idx.folder.is_dir()}
     model_name, max_length = ws.embedder.model_name, ws.embedder.max_length
     if ws.embedder._model is None and ws.embedder.pinned_model:  # loading: the model it will load
         model_name = ws.embedder.pinned_model
