@@ -91,6 +91,7 @@ function H.wait_for(cond, timeout_ms, what)
 end
 
 function H.it(name, fn)
+  local columns, lines = vim.o.columns, vim.o.lines
   local ok, err = xpcall(fn, debug.traceback)
   if ok then
     passed = passed + 1
@@ -98,14 +99,17 @@ function H.it(name, fn)
   else
     failed = failed + 1
     out("not ok - " .. name .. "\n" .. tostring(err))
-    -- a failed test leaves its floats open: close them, so the next test starts clean (one left open at a changed
-    -- 'columns' once crashed headless Neovim's tabline drawing when the next test opened a tab)
+    -- a failed test leaves its floats open: close them, so the next test starts clean
     for _, win in ipairs(vim.api.nvim_list_wins()) do
       -- (closing one float can close others: fzf-lua's preview goes with its list)
       if vim.api.nvim_win_is_valid(win) and vim.api.nvim_win_get_config(win).relative ~= "" then
         pcall(vim.api.nvim_win_close, win, true)
       end
     end
+    -- and the editor's size it found: headless, no UI resizes the screen to a changed 'columns', and the next
+    -- redraw with two tab pages aborted Neovim (`draw_tabline: Assertion tab_page_click_defs_size >= Columns`,
+    -- exit -6: notices_spec's :checkhealth tab after its :RagStatus test at 120 columns failed, in CI)
+    vim.o.columns, vim.o.lines = columns, lines
   end
 end
 

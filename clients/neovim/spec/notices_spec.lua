@@ -36,6 +36,11 @@ local status = H.wait_for(function()
   if (tonumber(folder.pending) or 0) > 0 then
     return nil
   end
+  -- and for the server to be done: its model loaded and its indexing progress ended. The float's Embedding and
+  -- Progress rows come from then (CI once saw "indexing 1-app (0%)" here, "loading the embedding model" there)
+  if result.embeddingSource == nil or result.embeddingSource == vim.NIL or require("ragls.progress").indexing() then
+    return nil
+  end
   for _, n in ipairs(result.notices or {}) do
     if n:find(": no file here matches sources.include", 1, true) then
       return result
