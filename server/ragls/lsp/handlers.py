@@ -11,7 +11,7 @@ import time
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ragls.answer import agent_tools
-from ragls.config.setting_names import name_settings
+from ragls.config.setting_names import name_setting_files, name_settings
 from ragls.core.errors import Cancelled, NotReady, RaglsError
 from ragls.lsp.errors import to_jsonrpc
 from ragls.lsp.wire import (
@@ -50,6 +50,7 @@ class RaglsServer(Protocol):
     progress_sender: Any  # lsp/progress.ProgressSender
     worker: Any  # watch.IndexWorker, None before the workspace is open
     client_name: str | None  # `initialize` clientInfo.name
+    live: Any  # workspace.live.LiveWorkspace, None before `initialize`
 
     async def get_workspace(self) -> RagWorkspace: ...
 
@@ -57,9 +58,16 @@ class RaglsServer(Protocol):
 
 
 def for_editor(ls: RaglsServer, message: str) -> str:
-    """`message` with the settings it names called what the user set (config/setting_names.py): "the VS Code
-    setting ragls.generation.baseUrl" instead of generation.base_url in VS Code."""
-    return name_settings(message, ls.client_settings(), getattr(ls, "client_name", None))
+    """`message` with the settings it names called what the user set (config/setting_names.py): one a file set
+    (the user's ragls.toml, a trusted folder's) and the editor did not override named with that file
+    (`name_setting_files`, the open workspace's `setting_files`: "generation.backend in
+    ~/.config/ragls/ragls.toml"), as `RagWorkspace.ask` names the LLM-down error's; one the editor sent as the
+    editor calls it ("the VS Code setting ragls.generation.baseUrl"); any other as "X in ragls.toml or <the
+    editor's setting>" (`name_settings`). Without an open workspace (still opening, failed) no file is named."""
+    live = getattr(ls, "live", None)
+    ws = live.ws if live is not None else None
+    named = name_setting_files(message, ws.setting_files) if ws is not None else message
+    return name_settings(named, ls.client_settings(), getattr(ls, "client_name", None))
 
 
 def rpc_errors(fn):
