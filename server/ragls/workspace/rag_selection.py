@@ -16,9 +16,7 @@ from ragls.config.settings import Settings
 from ragls.core.errors import InvalidParams, RequestFailed
 from ragls.core.uris import folder_uri_path
 from ragls.kb.rags import WORKSPACE, RagRegistry
-
-# What rag/status and a request say of a workspace folder that is no longer a directory.
-FOLDER_GONE = "the folder no longer exists (moved or deleted)"
+from ragls.workspace.status import FOLDER_GONE
 
 
 def present(folders: list, rags: Sequence[Any]) -> list:

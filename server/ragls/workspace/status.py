@@ -12,8 +12,9 @@ from pathlib import Path
 
 from ragls.config.globs import named_globs
 from ragls.core.hashing import fingerprint
-from ragls.workspace.rag_selection import FOLDER_GONE
 
+# What rag/status and a request (`rag_selection.present`) say of a workspace folder that is no longer a directory.
+FOLDER_GONE = "the folder no longer exists (moved or deleted)"
 # Files left out that rag/status (and MCP index_status) lists per folder, the rest counted (`skippedMore`): a folder
 # of 20,000 unreadable files made a 1.8 MB status reply that every client listed whole.
 SKIPPED_LISTED = 50
