@@ -14,6 +14,7 @@ from dataclasses import replace
 
 from ragls.core.analysis import stems
 from ragls.core.ir import Hit
+from ragls.retrieval.absent_names import spelled_out
 from ragls.retrieval.abstention import (
     SENTENCE_HITS,
     Evidence,
@@ -34,6 +35,7 @@ from ragls.retrieval.user_context import without_user_context
 # abstained Werkzeug 3/6 -> 4/6, MkDocs 3/6 -> 5/6, coverage.py 4/6 -> 5/6, Poetry 4/6 -> 5/6 (the last two blind),
 # no answerable question of 16 corpora refused more.
 ABSENT_MEANING_VETO = 0.08
+_EDGES = ".,;:!?()\"'`"  # a word's punctuation, left out of the words reported
 
 
 def absent_meaning(stats: Sequence[tuple[int, dict[str, int]]], query: Query, hits: Sequence[Hit], embed_query,
@@ -45,13 +47,15 @@ def absent_meaning(stats: Sequence[tuple[int, dict[str, int]]], query: Query, hi
     *long*, how *many*; dropped, the question asks something else) — or nothing left without them. delta = the best cosine of
     the first SENTENCE_HITS hits' focus texts (`focus_text`, 1,000 characters at most; embedded with `embed(texts) ->
     (n, dim)`) with the question without those words (`embed_query(text) -> (dim,)`) minus the best with
-    `query.vector`: above 0 when the dropped words only pulled the question away from the passages. Rows and vectors
+    `query.vector`: above 0 when the dropped words only pulled the question away from the passages. A name a hit
+    writes in another form (`absent_names.spelled_out`: VS as "Visual Studio", TestPyPI as test.pypi.org) is not
+    dropped: the passages say it. Rows and vectors
     L2-normalised (cosine = dot product). For a chat follow-up with borrowed words the question without those words
     is embedded as `query.vector` was (`query.blend`), so the two cosines compare alike."""
     if query.vector is None or not hits:
         return None
     words = re.findall(r"\S+", query.text)
-    dropped = lacking_words(stats, query, words)
+    dropped = [w for w in lacking_words(stats, query, words) if not spelled_out(w.strip(_EDGES), hits)]
     kept = " ".join(w for w in words if w not in dropped)
     if not dropped or not kept.strip():
         return None
@@ -61,7 +65,7 @@ def absent_meaning(stats: Sequence[tuple[int, dict[str, int]]], query: Query, hi
     if query.context and own_kept.strip():  # a follow-up's vector blends its own words' in: so does this one
         without = blend(embed_query(own_kept), without)
     delta = float(max(passages @ without)) - float(max(passages @ query.vector))
-    return delta, tuple(dict.fromkeys(w.strip(".,;:!?()\"'`") for w in dropped))
+    return delta, tuple(dict.fromkeys(w.strip(_EDGES) for w in dropped))
 
 
 def lacking_words(stats: Sequence[tuple[int, dict[str, int]]], query: Query, words: Sequence[str] | None = None

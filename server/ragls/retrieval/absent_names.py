@@ -153,15 +153,29 @@ def unmentioned_names(text: str, hits: Sequence[Hit]) -> tuple[str, ...]:
                                if not set(terms) <= held and not everyday_acronym(n) and not spelled_out(n, hits)))
 
 
+# A host name in a passage (test.pypi.org, docs.example.com): its labels before the last
+_HOST = re.compile(r"(?<![\w.@-])((?:[A-Za-z0-9-]+\.)+)[A-Za-z]{2,}\b")
+
+
 def spelled_out(name: str, hits: Sequence[Hit]) -> bool:
-    """True when `name` is an acronym (2-6 capital letters: VS, JWT, CORS) that a hit spells out as capitalised
-    words with those initials ("Visual Studio Code" for VS, "JSON Web Token" for JWT): the documents call it by
-    its full name, so it is mentioned although the acronym is not."""
-    if not _ACRONYM.fullmatch(name):
+    """True when a hit writes `name` in another form: an acronym (2-6 capital letters: VS, JWT, CORS) spelled out as
+    capitalised words with those initials ("Visual Studio Code" for VS, "JSON Web Token" for JWT), or a name of
+    capitalised parts written as two or more labels of a host ("TestPyPI" as test.pypi.org, whose labels joined
+    are the name in lower case: a service named after its address). The documents call it so, so it is
+    mentioned although the name itself is not."""
+    if _ACRONYM.fullmatch(name):
+        for hit in hits:
+            words = re.findall(r"[^\W\d_][\w']*", f"{hit.chunk.title}\n{hit.chunk.text}")
+            initials = "".join(w[0] if w[0].isupper() else " " for w in words)
+            if name in initials:
+                return True
         return False
+    if not re.fullmatch(r"[A-Za-z0-9]+", name) or not any(c.isupper() for c in name[1:]):
+        return False
+    wanted = name.lower()
     for hit in hits:
-        words = re.findall(r"[^\W\d_][\w']*", f"{hit.chunk.title}\n{hit.chunk.text}")
-        initials = "".join(w[0] if w[0].isupper() else " " for w in words)
-        if name in initials:
-            return True
+        for m in _HOST.finditer(hit.chunk.text):
+            labels = m.group(1).lower().rstrip(".").split(".")
+            if any("".join(labels[i:j]) == wanted for i in range(len(labels)) for j in range(i + 2, len(labels) + 1)):
+                return True
     return False

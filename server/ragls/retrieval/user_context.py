@@ -22,24 +22,34 @@ _OWNER = r"(?:[Mm]y|[Oo]ur|[Yy]our|[Tt]heir)"
 _DESCRIBED = r"\s+(?P<mods>(?:[^\s,;:?!()\"“”]+\s+){1,3}?)(?P<head>[a-z]+)"
 _FOR_OWN = re.compile(rf"\b[Ff]or\s+{_OWNER}{_DESCRIBED}(?=[\s,;:?!.)]|$)")
 _FRONTED_OWN = re.compile(rf"(?:^|(?<=[.?!]\s))\s*[A-Z][a-z]*\s+{_OWNER}{_DESCRIBED}(?=,)")
+# ... and what that thing of theirs has, in an opening phrase of place: "On my laptop with an AMD iGPU plus an NVIDIA
+# card, kitty takes two seconds to open a window. Any way to speed that up?" (kitty's kitty-p04 was refused for
+# "iGPU": bench/history/session-69.md, "Abstention: the user's hardware and a host's labels")
+_FRONTED_WITH = re.compile(rf"(?:^|(?<=[.?!]\s))\s*(?:On|In|Inside|Within|Behind|Under|At|From)\s+{_OWNER}\s+(?:[^\s,;:?!()\"“”]+\s+){{0,3}}?"
+                           rf"(?P<head>[a-z]+)\s+with\s+(?P<mods>[^,;:?!.()]+)(?=,)")
 _IN_ASIDE = re.compile(rf"\b(?:{_OWNER}|[Aa]n?|[Tt]he){_DESCRIBED}(?=[\s,;:?!.)]|$)")
 _ASIDE = re.compile(r"\(([^()]*)\)")
 ASIDE_MIN_WORDS = 3  # an aside this long tells; a shorter one ("(NTLM)", "(e.g. Redis)") glosses what is asked
 
 
 def without_user_context(prose: str) -> str:
-    """`prose` with the words that describe the user's own things blanked out (`_FOR_OWN`, `_FRONTED_OWN`, and
-    `_IN_ASIDE` inside a long `_ASIDE`): "... Task for my JavaScript project?" -> "... Task for my            project?".
-    Not when a describing word or the noun is a stop word ("for my app and Redis" keeps Redis)."""
-    def described(m: re.Match) -> str:
-        if m.group("head") in STOPWORDS or any(w.lower() in STOPWORDS for w in m.group("mods").split()):
+    """`prose` with the words that describe the user's own things blanked out (`_FOR_OWN`, `_FRONTED_OWN`, what
+    their thing has in that opening phrase (`_FRONTED_WITH`), and `_IN_ASIDE` inside a long `_ASIDE`): "... Task for
+    my JavaScript project?" -> "... Task for my            project?". Not when the noun is a stop word, nor
+    (but for `_FRONTED_WITH`'s "with" phrase) a describing word ("for my app and Redis" keeps Redis)."""
+    def blank(m: re.Match) -> str:
+        if m.group("head") in STOPWORDS:
             return m.group(0)
         a, b = m.start("mods") - m.start(), m.end("mods") - m.start()
         return m.group(0)[:a] + " " * (b - a) + m.group(0)[b:]
 
+    def described(m: re.Match) -> str:
+        return m.group(0) if any(w.lower() in STOPWORDS for w in m.group("mods").split()) else blank(m)
+
     def aside(m: re.Match) -> str:
         return _IN_ASIDE.sub(described, m.group(0)) if len(m.group(1).split()) >= ASIDE_MIN_WORDS else m.group(0)
-    return _FRONTED_OWN.sub(described, _FOR_OWN.sub(described, _ASIDE.sub(aside, prose)))
+    prose = _FRONTED_WITH.sub(blank, _ASIDE.sub(aside, prose))
+    return _FRONTED_OWN.sub(described, _FOR_OWN.sub(described, prose))
 
 
 def callees(name: str) -> str:
