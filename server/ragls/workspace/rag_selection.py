@@ -24,7 +24,7 @@ def present(folders: list, rags: Sequence[Any]) -> list:
     open is not searched: its index still holds what the folder held (a scan that cannot list it keeps it, so
     nothing is indexed again when it comes back), but those passages' files cannot be opened and may be anywhere
     now; rag/status names it. Raises RequestFailed (-32803) when every folder selected is gone and no named RAG is
-    (`rags`): "/home/u/docs: the folder no longer exists (moved or deleted): its index is not searched until it
+    (`rags`): "<folder>: the folder no longer exists (moved or deleted): its index is not searched until it
     is back; open the folder where it is now" — an answer of nothing would read as "no document says so"."""
     here = [idx for idx in folders if idx.folder.is_dir()]
     if folders and not here and not rags:
