@@ -11,7 +11,7 @@ import re
 from dataclasses import replace
 
 from ragls.answer.attached import MAX_ATTACHED_LINES, block_opening, code_shown
-from ragls.answer.blocks import FENCE_OPEN, is_markdown
+from ragls.answer.blocks import FENCE_OPEN, chunk_markdown
 from ragls.answer.chunk_file import chunk_file_lines
 from ragls.answer.help_text import OPTION_ENTRY, continues_entry, joined
 from ragls.answer.passages import EXTRACTIVE_MAX_SENTENCE_CHARS, Unit
@@ -92,7 +92,7 @@ def block_continued(n: int, unit: Unit, hits: dict[int, Hit]) -> Unit:
         more.pop()
     if not more:
         return unit
-    return replace(unit, attached=code_shown(block + more, is_markdown(chunk.path)))
+    return replace(unit, attached=code_shown(block + more, chunk_markdown(chunk)))
 
 
 def option_continued(n: int, unit: Unit, hits: dict[int, Hit]) -> Unit:

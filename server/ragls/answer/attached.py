@@ -9,7 +9,16 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ragls.answer import rest, rest_tables
-from ragls.answer.blocks import FENCE_OPEN, TABLE_SEPARATOR, Block, between, block_end, code_body, is_markdown, parsed
+from ragls.answer.blocks import (
+    FENCE_OPEN,
+    TABLE_SEPARATOR,
+    Block,
+    between,
+    block_end,
+    chunk_markdown,
+    code_body,
+    parsed,
+)
 from ragls.answer.inline import link_text
 
 if TYPE_CHECKING:
@@ -77,7 +86,7 @@ def block_opening(chunk: Chunk, after: int) -> str:
     (`Unit.attached`); "" when another block comes first, the chunk ends or the code block is empty (an
     mdBook ```` ```toml ```` fence around a `{{#include}}` line, which `clean_markup` removes). The reader of a lead-in whose block
     the chunker put in the next chunk (`across_chunks.block_across`)."""
-    markdown = is_markdown(chunk.path)
+    markdown = chunk_markdown(chunk)
     for b in parsed(chunk.text, markdown):
         if block_end(b) <= after:
             continue

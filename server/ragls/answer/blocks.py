@@ -314,7 +314,12 @@ def parsed(text: str, markdown: bool = True) -> tuple[Block, ...]:
     return tuple(markdown_blocks(clean) if markdown else blocks(clean))
 
 
-_LINE_READ = frozenset({"rst", "rest", "txt"})  # reST sources (Sphinx projects also write reST in .txt files)
+_LINE_READ = frozenset({"rst", "rest", "txt"})  # reST sources and plain text: read line by line (`blocks`)
+_REST = frozenset({"rst", "rest"})
+# What only reST writes, in a `.txt` chunk: a directive (".. note::", ".. include:: x.txt"), a role (":ref:`x`"), an
+# inline literal ("``x``"). Not a title's underline: a plain text's title has one as often (borg's diagram of boxes
+# drawn with "\" and "/", `internals-picture.txt`, opens with one).
+_REST_MARK = re.compile(r"^[ \t]*\.\. [\w:-]+::|:[\w:+-]+:`[^`\n]+`|(?<!`)``[^`\s][^`\n]*``", re.MULTILINE)
 
 
 def is_markdown(path: str) -> bool:
@@ -323,6 +328,22 @@ def is_markdown(path: str) -> bool:
     Markdown. An include fragment reads as the extension before ".inc" says (`usage/init.rst.inc`: reST,
     `sources.load.markup_extension`)."""
     return "." not in path.rsplit("/", 1)[-1] or markup_extension(path) not in _LINE_READ
+
+
+def chunk_markdown(chunk) -> bool | None:
+    """How `chunk` (`core.ir.Chunk`) is read: True as Markdown, False as reST, None as plain text — line by line as
+    reST is (`is_markdown` false), but its backslashes as written (`inline.link_text`: "D:\\_cache" read as reST
+    showed "D:_cache"). A `.txt` file is plain text, as GitHub renders one and pandoc reads none as reST, unless
+    it is reST as Sphinx and docutils read it: included by a reST page (`chunk.included_in`, celery's
+    `includes/installation.txt`), named "*.rst.txt" (Sphinx's `_sources` copies, GitHub's rule), or its chunk
+    writing what only reST writes (`_REST_MARK`: a directive, a role, an inline literal — coverage.py's man page
+    `python-coverage.1.txt`, whose "\\-d" escapes are reST's)."""
+    markdown = is_markdown(chunk.path)
+    if markdown or markup_extension(chunk.path) != "txt" or chunk.path.lower().endswith((".rst.txt", ".rest.txt")):
+        return markdown
+    if markup_extension(chunk.included_in) in _REST:
+        return False
+    return False if _REST_MARK.search(chunk.text) else None
 
 
 def between(block: Block) -> bool:

@@ -19,7 +19,7 @@ from ragls.answer.extractive import passage_scores
 from ragls.answer.identifiers import identifier_words, literal_terms, passage_words, pointed_at
 from ragls.answer.includes import FileFilters
 from ragls.answer.neighbours import FOCUS_SENTENCE_LINES, antecedent, explains, with_code_after
-from ragls.answer.passages import Unit, is_markdown
+from ragls.answer.passages import Unit, chunk_markdown
 from ragls.core.analysis import STOPWORDS, stems
 from ragls.core.ir import Hit, LineSpan
 from ragls.retrieval.focus import MAX_FOCUS_LINES, context_span, keyword_focus, line_span
@@ -57,7 +57,7 @@ def quoted_focus(sources: list[tuple[int, Hit]], picked: list[tuple[int, Unit]],
             continue
         a, b = focus_lines(hits[n], unit, named, query)
         chunk = hits[n].chunk
-        _join_quote(groups.setdefault(n, []), a, b, [k for k, _ in section_titles(chunk.text, is_markdown(chunk.path))])
+        _join_quote(groups.setdefault(n, []), a, b, [k for k, _ in section_titles(chunk.text, chunk_markdown(chunk))])
         quotes.setdefault(n, []).append(quote_span(hits[n], unit, a, b))
     out: list[tuple[int, Hit]] = []
     for n, hit in sources:
@@ -158,7 +158,7 @@ def sentence_focus(hits: Sequence[Hit], question: str, files: FileFilters | None
         candidates, _ = candidate_passages([(1, hit)], literal_terms(question), files=files)
         words = [c.words for c in candidates]
         scores = passage_scores(query, [c.unit for c in candidates], words)
-        titled = _titled(hit.chunk.text, candidates, query, is_markdown(hit.chunk.path))
+        titled = _titled(hit.chunk.text, candidates, query, chunk_markdown(hit.chunk))
         weighted = [None if x is None else (x + t) * c.weight for x, t, c in zip(scores, titled, candidates)]
         ranking = weighted
         cosines: list[float | None] = [None] * len(candidates)
@@ -169,7 +169,7 @@ def sentence_focus(hits: Sequence[Hit], question: str, files: FileFilters | None
         if not ranked:  # no passage shares a word with the question (or the chunk is code): the window's
             # lines holding the most query terms (a name in a code block or a table), else the window itself; a run
             # of lines never goes over a section title (a small page is one chunk of several sections)
-            headings = frozenset(k for k, _ in section_titles(hit.chunk.text, is_markdown(hit.chunk.path)))
+            headings = frozenset(k for k, _ in section_titles(hit.chunk.text, chunk_markdown(hit.chunk)))
             lines = keyword_focus(hit.chunk, terms, FOCUS_SENTENCE_LINES, window, headings) if terms else None
             out.append(replace(hit, focus=lines or window))  # both within the window
             continue
@@ -368,7 +368,7 @@ def _shown(hit: Hit, unit: Unit, last: int) -> int:
     lines, and the sentence right before it, which answers too, no longer fitted beside it."""
     if last <= unit.end:
         return last
-    blocks = parsed(hit.chunk.text, is_markdown(hit.chunk.path))
+    blocks = parsed(hit.chunk.text, chunk_markdown(hit.chunk))
     return max((min(last, block_end(b)) for b in blocks if b.kind != "skip" and unit.end < b.start <= last),
                default=unit.end)
 

@@ -241,17 +241,17 @@ def _character(m: re.Match[str]) -> str:
     return " " if char == "\u00a0" else char
 
 
-def link_text(text: str, markdown: bool = True) -> str:
+def link_text(text: str, markdown: bool | None = True) -> str:
     """Prose markup as the answer (Markdown) shows it: Markdown links outside code spans reduced to their text (with
-    their target when it names a Python object, `_link`, `_links`; in Markdown (`markdown`, `blocks.is_markdown` of
-    the file) a shortcut reference "[Rich]" as "Rich", `_SHORTCUT_LINK`, and a pymdownx.keys "++ctrl+p++" as
+    their target when it names a Python object, `_link`, `_links`; in Markdown (`markdown`, `blocks.chunk_markdown`
+    of the chunk: True Markdown, False reST, None plain text) a shortcut reference "[Rich]" as "Rich", `_SHORTCUT_LINK`, and a pymdownx.keys "++ctrl+p++" as
     "`Ctrl+P`" (`_keys`) — reST and plain text have none: their
     brackets are text, "use [include] vs [source] in your .coveragerc" names two INI sections), images and links
     of images only (badges, `_IMAGE_LINK`) dropped,
     footnote marks outside code spans (a regular expression's "`[^:]`" stays) and inline HTML tags dropped
     (`_inline_html`), in Markdown HTML character references outside code spans as their characters ("&mdash;" as
     "—", `_character`; not "&lt;", "&gt;", "&amp;"), reST backslash escapes read (`_escapes`; not in
-    Markdown), Markdown attribute lists after a code span, link or image dropped (`_ATTRIBUTED`: "`x = 1`{l=python}"
+    Markdown nor plain text), Markdown attribute lists after a code span, link or image dropped (`_ATTRIBUTED`: "`x = 1`{l=python}"
     reads "`x = 1`"), reST hyperlink references reduced to their text
     (`` `Sentry <https://sentry.io/>`_ `` -> "Sentry", `` `git`_ `` -> "git"), Hugo shortcodes outside code spans
     dropped (`SHORTCODE`: "{{< g_inline_pro >}} Default: ..." reads "Default: ..."), reST substitution references as their
@@ -262,7 +262,10 @@ def link_text(text: str, markdown: bool = True) -> str:
     if markdown and "{" in text:
         text = _ATTRIBUTED.sub(lambda m: m.group(1) or "", text)
     text = _links(_IMAGE.sub("", _IMAGE_LINK.sub("", text)))
-    text = _keys(_shortcut_links(text)) if markdown else _escapes(_substitutions(text))
+    if markdown:
+        text = _keys(_shortcut_links(text))
+    else:  # reST's backslash escapes, not a plain text's backslashes ("D:\_cache", a diagram's "/chunk\/")
+        text = _substitutions(text) if markdown is None else _escapes(_substitutions(text))
     text = _inline_html(_outside_code(text, _FOOTNOTE_REF, "") if "[^" in text else text)
     if markdown and "&" in text:
         text = _outside_code(text, _ENTITY, _character)

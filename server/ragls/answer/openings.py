@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from ragls.answer.blocks import is_markdown
+from ragls.answer.blocks import chunk_markdown
 from ragls.answer.chunk_file import chunk_file_lines
 from ragls.core.ir import Chunk
 
@@ -28,7 +28,7 @@ def opening_lines(chunk: Chunk) -> list[str]:
     from its underline"."""
     at = chunk.span.start_line
     first = chunk.text.split("\n", 1)[0]
-    if at <= 0 or not _UNDERLINE.match(first) or is_markdown(chunk.path):
+    if at <= 0 or not _UNDERLINE.match(first) or chunk_markdown(chunk):
         return []
     lines = chunk_file_lines(chunk)
     if lines is None:

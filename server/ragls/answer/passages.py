@@ -43,6 +43,7 @@ from ragls.answer.blocks import (
     Block,
     between,
     block_end,
+    chunk_markdown,
     code_body,
     continuation,
     is_markdown,
@@ -67,7 +68,7 @@ if TYPE_CHECKING:
     from ragls.sources.walk import FileFilter
 
 # clean_markup is re-exported: answer/extractive.py reads it from here
-__all__ = ["EXTRACTIVE_MAX_SENTENCE_CHARS", "Unit", "chunk_units", "clean_markup", "is_markdown", "units"]
+__all__ = ["EXTRACTIVE_MAX_SENTENCE_CHARS", "Unit", "chunk_markdown", "chunk_units", "clean_markup", "is_markdown", "units"]
 
 EXTRACTIVE_MAX_SENTENCE_CHARS = 400
 LEAD_IN_MAX_WORDS = 8  # a paragraph's last sentence this short that ends in ":" joins the sentence before it
@@ -152,7 +153,7 @@ def units(text: str, lines: tuple[int, int] | None = None, markdown: bool = True
     sentence is read with the one after it; a paragraph "Default: ``False``", or a short lead-in paragraph "For
     example:" with the block it introduces, with the paragraph before it). Memoised per
     (text, lines): a chunk's windows come back on many queries; callers do not modify the units. `markdown`: whether
-    the text is Markdown (`blocks.is_markdown` of its path), else reST or plain text (`blocks.parsed`). `source`
+    the text is Markdown (`blocks.chunk_markdown`: True), else reST (False) or plain text (None), read line by line (`blocks.parsed`). `source`
     (the chunk's path, relative to the indexed `folder`): a ":" sentence over a `.. literalinclude::` (MyST:
     ```` ```{literalinclude} ````) carries
     the included file's code (`includes.included_block`, as `files` allows: the FileFilter of the folder's open
@@ -165,7 +166,7 @@ def units(text: str, lines: tuple[int, int] | None = None, markdown: bool = True
 
 def chunk_units(chunk: Chunk, lines: tuple[int, int] | None = None, files: FileFilters | None = None
                 ) -> list[Unit]:
-    """`units` of a chunk's text: read as its path's markup (`blocks.is_markdown`), its literalinclude lines with
+    """`units` of a chunk's text: read as its markup (`blocks.chunk_markdown`), its literalinclude lines with
     the code they include (as the FileFilter of the chunk's folder in `files` allows: {folder: the filter of its
     open index}, handed down by the workspace; a folder without one: the default sources settings); a code file's (`sources.load.kind_for`) are its docstrings and comments with the code
     they document (`code_passages.code_passages`, each of at least MIN_WORDS words); not an HTML page's, converted to
@@ -175,7 +176,7 @@ def chunk_units(chunk: Chunk, lines: tuple[int, int] | None = None, files: FileF
     if kind_for(chunk.path) == "code" and extension(chunk.path) not in CONVERTED_EXTENSIONS and "://" not in chunk.path:
         return [Unit(_cap(p.sentence), p.attached, p.line, p.end, p.end)
                 for p in code_passages(chunk.text, lines) if len(p.sentence.split()) >= MIN_WORDS]
-    markdown = is_markdown(chunk.path)
+    markdown = chunk_markdown(chunk)
     header = table_columns.header_above(chunk) if markdown and extension(chunk.path) not in CONVERTED_EXTENSIONS \
         else ""
     before = opening_lines(chunk)

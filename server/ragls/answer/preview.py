@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from ragls.answer.blocks import DEFINITION, LIST_ITEM, TABLE_SEPARATOR, Block, is_markdown, parsed
+from ragls.answer.blocks import DEFINITION, LIST_ITEM, TABLE_SEPARATOR, Block, chunk_markdown, parsed
 from ragls.answer.inline import CODE_SPANS, plain
 from ragls.core.ir import title_headings
 from ragls.sources.convert import CONVERTED_EXTENSIONS, extension
@@ -57,7 +57,7 @@ def chunk_preview(chunk: Chunk, focus: LineSpan | None = None, limit: int = PREV
     first, last = (0, len(lines) - 1) if focus is None else (focus.start_line - base, focus.end_line - base)
     if kind_for(chunk.path) == "code" and extension(chunk.path) not in CONVERTED_EXTENSIONS:
         return _cut(" ".join(lines[max(first, 0):last + 1]), limit)
-    markdown = is_markdown(chunk.path)  # as `passages.chunk_units` reads it: the same memoised blocks
+    markdown = chunk_markdown(chunk)  # as `passages.chunk_units` reads it: the same memoised blocks
     found = parsed(chunk.text, markdown)
     if focus is None:
         first = next((b.start for b in found if b.kind != "skip"), 0)
