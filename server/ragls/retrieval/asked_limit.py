@@ -84,6 +84,20 @@ _LIMIT_STATED = re.compile(
     r"|(?<![A-Za-z_])\d[\d,._]*\s*(?:" + TIME_UNIT + "|" + SIZE_UNIT + r")\b",
     re.IGNORECASE)
 
+# A limit asked on a RATE — of requests, calls or bytes over time, or per client ("add per-client rate limiting",
+# "limit the number of requests per IP address", "cap the upload bandwidth", "100 requests a minute") — is stated
+# only by a rate: a passage that says "limit" or "max" of something else (a body's maximum size, a pool's maximum
+# connections, a thread "limited to" one request) states no rate (bench/history/session-69.md, "Abstention: a rate
+# asked, none stated")
+_RATE_ASK = re.compile(r"\brates?\b|\brate[- ]?limit\w*|\bbandwidth\b|\bper[- ](?:ip|client|user|host|second|minute|hour|day)\b|"
+                       r"\b(?:requests?|calls?|bytes|queries)\s+(?:per|a|an|each)\s+(?:second|minute|hour|day)\b",
+                       re.IGNORECASE)
+_RATE_STATED = re.compile(r"\brat(?:e|es|ed)\b|\brate[-_ ]?limit\w*|\bthrottl\w*|\bbandwidth\b|\bquotas?\b|\bburst\w*|"
+                          r"\b(?:requests?|calls?|bytes|queries|tasks?)\s+per\b|\bper[- ](?:second|minute|hour|day)\b|"
+                          r"(?<![A-Za-z_])\d[\d,._]*\s*/\s*(?:s|sec|second|m|min|minute|h|hour|d|day)\b|"
+                          r"\b[KMGkmg]i?B/s\b",
+                          re.IGNORECASE)
+
 
 def limit_asked(text: str) -> bool:
     """Whether the question `text` asks for a way to impose a limit and is no value question (module docstring)."""
@@ -92,10 +106,14 @@ def limit_asked(text: str) -> bool:
 
 def limit_missing(text: str, passages: Sequence[str]) -> bool:
     """True when the question `text` asks for a way to impose a limit (`limit_asked`) and none of `passages` (the
-    top hits' titles and context windows, the text the user reads) states a limit (module docstring): the
-    evidence `limit_missing` of `abstention.gather`, a veto like `value_missing`. One regex pass for any other
-    question."""
-    return limit_asked(text) and not any(_LIMIT_STATED.search(stated_text(p)) for p in passages)
+    top hits' titles and context windows, the text the user reads) states a limit (module docstring) — for a
+    limit on a rate (`_RATE_ASK`: rate limiting, requests per IP, bandwidth) a rate (`_RATE_STATED`: rate,
+    throttle, per second, 10/m, 1 MB/s) —: the evidence `limit_missing` of `abstention.gather`, a veto like
+    `value_missing`. One regex pass for any other question."""
+    if not limit_asked(text):
+        return False
+    stated = _RATE_STATED if _RATE_ASK.search(asked_sentences(text)) else _LIMIT_STATED
+    return not any(stated.search(stated_text(p)) for p in passages)
 
 
 def _words(pattern: str) -> re.Pattern:
