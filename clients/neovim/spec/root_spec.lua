@@ -429,4 +429,44 @@ H.it("the trust question lists what allowing the ragls.toml lets it set; one tha
   H.contains(vim.fn.execute("messages"), "ragls: it only tunes retrieval: allowing it changes nothing")
 end)
 
+H.it("the trust question's answer is asked for beside the first index's estimate, not while Neovim waits", function()
+  -- `ragls trust --show` ran synchronously when the server started, before the question: Neovim stood still while
+  -- Python started (~0.5 s quiet, seconds under load). The gate starts it beside its `ragls estimate`.
+  local proj = vim.fs.normalize(vim.fn.tempname() .. "-ahead")
+  vim.fn.mkdir(proj, "p")
+  proj = vim.fs.normalize(vim.uv.fs_realpath(proj))
+  vim.fn.writefile({ "[document_loaders]", 'txt = "cat $1"' }, proj .. "/ragls.toml")
+  vim.fn.writefile({ "# Notes", "", "A page." }, proj .. "/notes.md")
+  local rootmod = require("ragls.root")
+  local ran, real_system, real_confirm = {}, vim.system, vim.fn.confirm
+  vim.system = function(cmd, ...)
+    table.insert(ran, table.concat(cmd, " "))
+    return real_system(cmd, ...)
+  end
+  local approved = false
+  local ok, err = pcall(H.with_ui, function()
+    rootmod.gate(proj, function() approved = true end)
+  end)
+  assert(ok, err)
+  local shows = function()
+    return vim.tbl_filter(function(c) return c:find("trust --show --json " .. proj, 1, true) ~= nil end, ran)
+  end
+  H.eq(1, #shows(), "trust --show started with the estimate: " .. vim.inspect(ran))
+  H.ok(vim.iter(ran):any(function(c) return c:find("estimate --json", 1, true) ~= nil end), vim.inspect(ran))
+  H.wait_for(function() return approved end, 60000, "the estimate's decision")
+  local asked = {}
+  vim.fn.confirm = function(msg)
+    table.insert(asked, msg)
+    return 1 -- (i)gnore
+  end
+  vim.cmd("messages clear")
+  local cfg
+  ok, cfg = pcall(H.with_ui, function() return require("ragls.server").client_config(proj) end)
+  vim.fn.confirm, vim.system = real_confirm, real_system
+  assert(ok, cfg)
+  H.eq({ proj .. "/ragls.toml is not trusted." }, asked, "asked")
+  H.eq(1, #shows(), "the question used the answer started ahead: " .. vim.inspect(ran))
+  H.contains(vim.fn.execute("messages"), '\n  document_loaders.txt = "cat $1"')
+end)
+
 H.finish()

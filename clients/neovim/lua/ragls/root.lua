@@ -273,6 +273,7 @@ function M.gate(root, on_ok)
     return true
   end
   local server = require("ragls.server")
+  require("ragls.trust").prefetch(root) -- the trust question's answer, beside the estimate (not after it)
   local opts = { text = true, timeout = 30000, cwd = server.spawn_dir() } -- never the folder (|ragls-trust|)
   vim.system(server.spawn_cmd(cmd), opts, vim.schedule_wrap(function(res)
     local ok, est = pcall(vim.json.decode, res.stdout or "")

@@ -42,22 +42,78 @@ function M.trust_will_ask(path)
   return true
 end
 
---- What allowing `root`'s ragls.toml would change, as ragls says it (`ragls trust --show --json`, run from the
---- server's `cmd`): `{ state = "trusted"|"changed"|"untrusted", settings = { 'generation.base_url = "http://…"', … } }`
---- (values as JSON, secrets masked; no setting: the file only tunes retrieval). nil when ragls cannot say (a `cmd`
---- without `serve`, an older ragls without `--show`, 10 s without an answer). Runs while Neovim waits: only before
---- the question, once per version of the file.
+--- The `ragls trust --show --json <root>` command derived from the server's `cmd`; nil without `serve` in it or
+--- when its program is not executable.
 ---@param root string
----@return { state: string, settings: string[] }|nil
-function M.what_allowing_changes(root)
+---@return string[]|nil
+local function show_cmd(root)
   local cmd = require("ragls.root").ragls_cmd({ "trust", "--show", "--json", root })
   if not cmd or vim.fn.executable(cmd[1]) ~= 1 then
     return nil
   end
+  return cmd
+end
+
+--- The version of a file as |M.prefetch| and |M.what_allowing_changes| compare it: "<size>:<mtime>"; nil when gone.
+---@param path string
+---@return string|nil
+local function file_stamp(path)
+  local st = vim.uv.fs_stat(path)
+  return st and ("%d:%d.%d"):format(st.size, st.mtime.sec, st.mtime.nsec) or nil
+end
+
+--- root -> { job = vim.SystemObj, stamp = file_stamp } of a `ragls trust --show` started ahead (|M.prefetch|).
+local ahead = {}
+
+--- Start asking ragls what allowing `root`'s ragls.toml would change (|M.what_allowing_changes|) without waiting
+--- for the answer: |ragls.root.gate| calls it beside its `ragls estimate`, so the question (asked when the server
+--- starts, |M.workspace_trusted|) finds the answer ready instead of holding Neovim while Python starts (~0.5 s
+--- quiet, seconds on a busy machine: break68's and clients68's lead). Only when Neovim would ask (a UI, a readable
+--- file Neovim's trust database has no word on); the answer is used for that version of the file only.
+---@param root string
+function M.prefetch(root)
+  local path = root .. "/ragls.toml"
+  if (ahead[root] and ahead[root].stamp == file_stamp(path)) or vim.fn.filereadable(path) == 0
+    or #vim.api.nvim_list_uis() == 0 or not M.trust_will_ask(path) then
+    return
+  end
+  local cmd = show_cmd(root)
+  if not cmd then
+    return
+  end
   local server = require("ragls.server")
-  local ok, res = pcall(function()
-    return vim.system(server.spawn_cmd(cmd), { text = true, cwd = server.spawn_dir() }):wait(10000)
-  end)
+  local ok, job = pcall(vim.system, server.spawn_cmd(cmd), { text = true, cwd = server.spawn_dir() })
+  if ok then
+    ahead[root] = { job = job, stamp = file_stamp(path) }
+  end
+end
+
+--- What allowing `root`'s ragls.toml would change, as ragls says it (`ragls trust --show --json`, run from the
+--- server's `cmd`): `{ state = "trusted"|"changed"|"untrusted", settings = { 'generation.base_url = "http://…"', … } }`
+--- (values as JSON, secrets masked; no setting: the file only tunes retrieval). nil when ragls cannot say (a `cmd`
+--- without `serve`, an older ragls without `--show`, 10 s without an answer). Takes the answer |M.prefetch| started
+--- for this version of the file; else runs it while Neovim waits: only before the question, once per version of
+--- the file.
+---@param root string
+---@return { state: string, settings: string[] }|nil
+function M.what_allowing_changes(root)
+  local started = ahead[root]
+  ahead[root] = nil
+  local ok, res
+  if started and started.stamp ~= nil and started.stamp == file_stamp(root .. "/ragls.toml") then
+    ok, res = pcall(function()
+      return started.job:wait(10000)
+    end)
+  else
+    local cmd = show_cmd(root)
+    if not cmd then
+      return nil
+    end
+    local server = require("ragls.server")
+    ok, res = pcall(function()
+      return vim.system(server.spawn_cmd(cmd), { text = true, cwd = server.spawn_dir() }):wait(10000)
+    end)
+  end
   if not (ok and res.code == 0) then
     return nil
   end
