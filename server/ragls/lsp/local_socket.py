@@ -68,6 +68,12 @@ class _Handler(socketserver.StreamRequestHandler):
     def handle(self) -> None:
         server: LocalSocketServer = self.server.owner  # type: ignore[attr-defined]
         try:
+            self._serve(server)
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # the client went away: Ctrl-C, or `find_server`'s probe (connected and closed, asking nothing)
+
+    def _serve(self, server: LocalSocketServer) -> None:
+        try:
             creds = self.request.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, 12)
             peer_uid = int.from_bytes(creds[4:8], "little")
         except OSError:
@@ -95,8 +101,8 @@ class _Handler(socketserver.StreamRequestHandler):
         try:
             result = server.dispatch(method, params, lambda piece: self._send({"delta": piece}))
             self._send({"result": result})
-        except BrokenPipeError:
-            pass  # the client went away (Ctrl-C)
+        except (BrokenPipeError, ConnectionResetError):
+            raise
         except Exception as exc:  # every failure is answered, the server keeps serving
             if not isinstance(exc, RaglsError):
                 log.exception("local socket request %s failed", method)
@@ -241,7 +247,13 @@ def _owned_by_me(path: Path) -> bool:
 
 def find_server(index_dir: Path) -> tuple[int, Path] | None:
     """(pid, socket path) of the process serving `index_dir`, or None when none is running (stale files are
-    ignored). Raises SocketRefused when the files are owned by another user."""
+    ignored). Raises SocketRefused when the files or the listening process belong to another user.
+
+    The pid is the one the kernel names for the socket's listener (SO_PEERCRED of a connection, closed at once), not
+    only `server.json`'s: after a `kill -9`, an OOM kill or a reboot that file and the socket stay, and their pid may
+    belong to another process by now (pids are reused: 32,768 of them by default, a container's restart from 1), which
+    `ragls serve --stop` signalled and `ragls serve --background` took for the server. A socket nobody listens on is
+    stale (None); one whose listener's pid differs from the file's is served by that listener."""
     info = index_dir / SERVER_FILE
     try:
         data = json.loads(info.read_text())
@@ -253,12 +265,38 @@ def find_server(index_dir: Path) -> tuple[int, Path] | None:
             raise SocketRefused(f"{path} belongs to another user; not using it")
         if not stat.S_ISSOCK(os.stat(path).st_mode):
             return None
-        os.kill(pid, 0)  # raises when the process is gone
-    except (ProcessLookupError, FileNotFoundError):
+    except FileNotFoundError:
         return None
-    except PermissionError:
-        raise SocketRefused(f"the server process {pid} belongs to another user; not using it") from None
-    return pid, path
+    listener = _listener(path)
+    if listener is None:  # nobody listens: the server died without removing its files
+        return None
+    if listener == (-1, -1):  # no answer within the timeout (a server too busy to accept): the file's pid, if alive
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return None
+        except PermissionError:
+            raise SocketRefused(f"the server process {pid} belongs to another user; not using it") from None
+        return pid, path
+    if listener[1] != os.getuid():
+        raise SocketRefused(f"the server process {listener[0]} belongs to another user; not using it")
+    return listener[0], path
+
+
+def _listener(path: Path, timeout: float = 5.0) -> tuple[int, int] | None:
+    """(pid, uid) of the process listening on the Unix socket `path` (SO_PEERCRED of a connection made and closed
+    at once), None when nobody listens (refused,
+    gone), (-1, -1) when the connection did not complete within `timeout` seconds."""
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+        s.settimeout(timeout)
+        try:
+            s.connect(str(path))
+            creds = s.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, 12)
+        except TimeoutError:
+            return -1, -1
+        except OSError:  # ECONNREFUSED (no listener), ENOENT (removed meanwhile)
+            return None
+    return int.from_bytes(creds[0:4], "little"), int.from_bytes(creds[4:8], "little")
 
 
 def request(sock_path: Path, method: str, params: dict, timeout: float = 600.0) -> Iterator[dict]:
