@@ -46,7 +46,8 @@ local status = H.wait_for(function()
       return result
     end
   end
-end, 120000, "the first index to finish, nothing queued, with the notice of a folder whose index holds no file")
+end, 120000, "the first index to finish, nothing queued, the model loaded, no progress, with the notice of a folder "
+  .. "whose index holds no file")
 
 H.it("the server's status: the folder's notice, the ignored LLM settings and a note", function()
   H.eq(0, status.folders[1].files, "files")
