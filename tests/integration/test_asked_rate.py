@@ -64,6 +64,9 @@ def test_the_rate_words():
     assert not limit_missing("How do I limit it to 10 requests a second?", ["runs at most 10 tasks per second"])
     assert not limit_missing("How do I cap anonymous clients at 100 requests a day?", ["'anon': '100/day'"])
     assert not limit_missing("How do I cap the number of open connections?", ["at most four connections"])
+    assert not limit_missing("How do I rate-limit my API?", ["Each client may send 100 requests a minute."])
+    assert not limit_missing("How do I cap the frame rate?", ["repaint_delay = 10 ms, about 100 fps"])
+    assert limit_missing("How do I cap the frame rate?", ["repaint_delay = 10 ms"])
 
 
 @pytest.mark.parametrize(("docs", "question", "missing"), [

@@ -93,7 +93,8 @@ _RATE_ASK = re.compile(r"\brates?\b|\brate[- ]?limit\w*|\bbandwidth\b|\bper[- ](
                        r"\b(?:requests?|calls?|bytes|queries)\s+(?:per|a|an|each)\s+(?:second|minute|hour|day)\b",
                        re.IGNORECASE)
 _RATE_STATED = re.compile(r"\brat(?:e|es|ed)\b|\brate[-_ ]?limit\w*|\bthrottl\w*|\bbandwidth\b|\bquotas?\b|\bburst\w*|"
-                          r"\b(?:requests?|calls?|bytes|queries|tasks?)\s+per\b|\bper[- ](?:second|minute|hour|day)\b|"
+                          r"\b(?:requests?|calls?|bytes|queries|tasks?|times)\s+(?:per\b|(?:a|an|each)\s+"
+                          r"(?:second|minute|hour|day)\b)|\bper[- ](?:second|minute|hour|day)\b|\b(?:fps|hz)\b|"
                           r"(?<![A-Za-z_])\d[\d,._]*\s*/\s*(?:s|sec|second|m|min|minute|h|hour|d|day)\b|"
                           r"\b[KMGkmg]i?B/s\b",
                           re.IGNORECASE)
@@ -108,7 +109,7 @@ def limit_missing(text: str, passages: Sequence[str]) -> bool:
     """True when the question `text` asks for a way to impose a limit (`limit_asked`) and none of `passages` (the
     top hits' titles and context windows, the text the user reads) states a limit (module docstring) — for a
     limit on a rate (`_RATE_ASK`: rate limiting, requests per IP, bandwidth) a rate (`_RATE_STATED`: rate,
-    throttle, per second, 10/m, 1 MB/s) —: the evidence `limit_missing` of `abstention.gather`, a veto like
+    throttle, per second, 100 requests a minute, 10/m, 1 MB/s, 60 fps) —: the evidence `limit_missing` of `abstention.gather`, a veto like
     `value_missing`. One regex pass for any other question."""
     if not limit_asked(text):
         return False
