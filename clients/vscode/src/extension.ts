@@ -18,7 +18,7 @@ import { DocsSearch } from './search';
 import { ServerManager } from './server';
 import { needsRestart, touchesPassThrough } from './settings';
 import { StatusBar } from './status';
-import { revealChatOnFirstRun } from './walkthrough';
+import { revealChatOnFirstRun, WalkthroughProgress } from './walkthrough';
 
 export interface RaglsApi {
   server: ServerManager;
@@ -76,6 +76,22 @@ export function activate(context: vscode.ExtensionContext): RaglsApi {
     }),
     // Trusting the workspace lifts restricted mode: a new server gets workspaceTrusted: true (settings.ts).
     vscode.workspace.onDidGrantWorkspaceTrust(() => void server.restart()),
+  );
+
+  const walkthrough = new WalkthroughProgress();
+  context.subscriptions.push(
+    walkthrough,
+    server.onDidStart(() => walkthrough.mark('server')),
+    status.onDidChange((state) => {
+      if (state === 'ready') {
+        walkthrough.mark('index');
+      }
+    }),
+    server.onDidAnswer((method) => {
+      if (method === 'rag/ask' || method === 'rag/query') {
+        walkthrough.mark('ask');
+      }
+    }),
   );
 
   void server.start(true); // asks first before a long first index

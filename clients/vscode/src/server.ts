@@ -69,6 +69,9 @@ export class ServerManager implements vscode.Disposable {
   private readonly settingsFiles = vscode.workspace.createFileSystemWatcher('**/ragls.toml');
   /** Fires each time a client reaches the running state. */
   readonly onDidStart = this._onDidStart.event;
+  private readonly _onDidAnswer = new vscode.EventEmitter<string>();
+  /** Fires with a request's method ("rag/ask") each time the server answered one sent through `request`. */
+  readonly onDidAnswer = this._onDidAnswer.event;
 
   /** The output channel as the language client writes to it (the server's stderr), its end kept for
    * `pythonError`: why a server stopped while it started. */
@@ -433,7 +436,9 @@ export class ServerManager implements vscode.Disposable {
   /** Send a request to the running server (starting it if needed). */
   async request<P, R>(type: RequestType<P, R, void>, params: P, token?: CancellationToken): Promise<R> {
     const client = await this.ready();
-    return client.sendRequest(type, params, token);
+    const result = await client.sendRequest(type, params, token);
+    this._onDidAnswer.fire(type.method);
+    return result;
   }
 
   /**
@@ -494,5 +499,6 @@ export class ServerManager implements vscode.Disposable {
     this.settingsFiles.dispose();
     void this.stop();
     this._onDidStart.dispose();
+    this._onDidAnswer.dispose();
   }
 }

@@ -315,3 +315,66 @@ export async function revealChatOnFirstRun(state: vscode.Memento, viewType: stri
     await vscode.window.showTextDocument(editor.document, editor.viewColumn).then(undefined, () => undefined);
   }
 }
+
+/** The walkthrough steps (package.json `walkthroughs`) done by using ragls, not by a link of the step: the server
+ * found and started, the first index built, a question asked or searched; their context keys. */
+export const WALKTHROUGH_KEYS = { server: 'ragls.walkthrough.server', index: 'ragls.walkthrough.index', ask: 'ragls.walkthrough.ask' } as const;
+/** The values a done step's key takes in turn (package.json: one `onContext:<key> == n` completion event each). */
+export const KEY_VALUES = 6;
+/** After a Welcome or walkthrough tab opens, when the done steps' keys take their next value (ms). */
+const BUMPS_MS = [500, 2000, 5000, 10_000];
+
+/** A tab of VS Code's Welcome page (its walkthroughs): "Welcome", "Walkthrough: Get started with ragls". */
+export function isWelcomeTab(tab: { label: string }): boolean {
+  return /^(welcome|walkthrough)\b/i.test(tab.label);
+}
+
+/**
+ * Completes the walkthrough's steps the user did without its links (clients68: none of the four showed done after a
+ * whole session). VS Code's Getting Started service hears a command or a context key change only once it exists —
+ * code-server makes it when the Welcome page opens — and an `onContext:` event already true when it registers the
+ * walkthrough is taken as seen without completing the step, for the rest of the session. So a done step's key
+ * takes the values 1..KEY_VALUES in turn, one completion event each: set when the step is done, and moved on a few
+ * times after a Welcome tab opens (BUMPS_MS), the next value is a change the service has not seen, whenever it
+ * registered the walkthrough.
+ */
+export class WalkthroughProgress implements vscode.Disposable {
+  private readonly values = new Map<string, number>();
+  private timers: NodeJS.Timeout[] = [];
+  private readonly subscription: vscode.Disposable;
+
+  constructor() {
+    this.subscription = vscode.window.tabGroups.onDidChangeTabs((e) => {
+      if (this.values.size && !this.timers.length && [...e.opened, ...e.changed].some(isWelcomeTab)) {
+        this.timers = BUMPS_MS.map((ms, n) => setTimeout(() => {
+          this.bump();
+          if (n === BUMPS_MS.length - 1) {
+            this.timers = [];
+          }
+        }, ms));
+      }
+    });
+  }
+
+  /** The step is done (again: nothing changes). */
+  mark(step: keyof typeof WALKTHROUGH_KEYS): void {
+    const key = WALKTHROUGH_KEYS[step];
+    if (!this.values.has(key)) {
+      this.values.set(key, 1);
+      void vscode.commands.executeCommand('setContext', key, 1);
+    }
+  }
+
+  private bump(): void {
+    for (const [key, value] of this.values) {
+      const next = (value % KEY_VALUES) + 1;
+      this.values.set(key, next);
+      void vscode.commands.executeCommand('setContext', key, next);
+    }
+  }
+
+  dispose(): void {
+    this.timers.forEach(clearTimeout);
+    this.subscription.dispose();
+  }
+}

@@ -266,6 +266,19 @@ async function main(): Promise<number> {
       await page.locator('.quick-input-list .monaco-list-row.focused:has-text("Get started with ragls")').first().waitFor({ timeout: 30_000 });
       await page.keyboard.press('Enter');
       await page.locator('.gettingStartedContainer :text("Choose who writes answers")').first().waitFor({ state: 'visible', timeout: 30_000 });
+      // The steps done by now without the walkthrough's links: the server found, the index built, questions asked.
+      // Before WalkthroughProgress none showed done after a whole session (code-server's Getting Started service
+      // hears nothing before the Welcome page opens).
+      for (const id of ['server', 'index', 'ask']) {
+        await page.locator(`.getting-started-step[data-step-id$="#${id}"][aria-checked="true"]`).first()
+          .waitFor({ state: 'attached', timeout: 30_000 })
+          .catch(async () => {
+            const states = await page.locator('.gettingStartedContainer').first().evaluate((root) =>
+              [...root.querySelectorAll('.getting-started-step')].map((el) =>
+                `${el.getAttribute('data-step-id')}=${el.getAttribute('aria-checked')}`).join(', '));
+            throw new Error(`the walkthrough's step "${id}" is not done: ${states}`);
+          });
+      }
       await page.waitForTimeout(500);
       await page.screenshot({ path: join(shots, 'walkthrough.png') });
     }, page, shots);
