@@ -89,7 +89,8 @@ def start(path: str | None, idle_exit_min: float) -> int:
     folder, index_dir = _folder_and_index(path)  # a trusted folder's own index.path
     pid = _running(index_dir)
     if pid is not None:
-        print(f"ragls: a server (pid {pid}) already serves {folder}; `ragls query/ask/status` answer through it")
+        who = f"pid {pid}" if pid > 0 else "in another pid namespace"  # `find_server`: 0, a container's or the host's
+        print(f"ragls: a server ({who}) already serves {folder}; `ragls query/ask/status` answer through it")
         return 0
     from ragls.index.paths import check_index_dir
 
@@ -125,13 +126,18 @@ def start(path: str | None, idle_exit_min: float) -> int:
 
 def stop(path: str | None) -> int:
     """Stop the server serving PATH (SIGTERM; it closes its index cleanly). Returns 0, also when none runs (what
-    is not running is stopped, as `systemctl stop` of a stopped unit: said, not an error). Raises InvalidParams
-    (exit 2) for a PATH that is no folder to serve."""
+    is not running is stopped, as `systemctl stop` of a stopped unit: said, not an error); 1 when the server runs
+    in a pid namespace this process cannot see (`find_server`'s pid 0: said on stderr, nothing signalled). Raises
+    InvalidParams (exit 2) for a PATH that is no folder to serve."""
     folder, index_dir = _folder_and_index(path)
     pid = _running(index_dir)
     if pid is None:
         print(f"ragls: no server running for {folder}")
         return 0
+    if pid <= 0:  # `find_server`: a listener in another pid namespace; os.kill(0) would signal our own group
+        print(f"ragls: the server of {folder} runs in another pid namespace (a container, or the host of this "
+              "one): its pid cannot be named here; stop it where it runs", file=sys.stderr)
+        return 1
     os.kill(pid, signal.SIGTERM)
     print(f"ragls: stopped the server (pid {pid}) of {folder}")
     return 0

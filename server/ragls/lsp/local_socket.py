@@ -253,7 +253,10 @@ def find_server(index_dir: Path) -> tuple[int, Path] | None:
     only `server.json`'s: after a `kill -9`, an OOM kill or a reboot that file and the socket stay, and their pid may
     belong to another process by now (pids are reused: 32,768 of them by default, a container's restart from 1), which
     `ragls serve --stop` signalled and `ragls serve --background` took for the server. A socket nobody listens on is
-    stale (None); one whose listener's pid differs from the file's is served by that listener."""
+    stale (None); one whose listener's pid differs from the file's is served by that listener. The pid is 0 when
+    the listener runs in a pid namespace this process cannot see (the host's server, asked from a toolbox or
+    distrobox container sharing the home and uid): its socket serves, but no pid names it here — never signal 0,
+    which is the caller's own process group (`cli/background.stop`)."""
     info = index_dir / SERVER_FILE
     try:
         data = json.loads(info.read_text())
