@@ -54,6 +54,11 @@ def test_what_the_users_thing_has_in_an_opening_phrase_of_place():
     assert question_names("How do I make termy use the iGPU of my laptop?") == ["termy", "iGPU"]
     assert question_names("How do I run termy on my laptop with an iGPU?") == ["termy", "iGPU"]
     assert question_names("Starting my app with Kerberos auth, termy fails. Why?") == ["Kerberos", "termy"]
+    # a clause after "with" is no thing the user has: its names are asked (it was blanked to the comma, all of them)
+    assert question_names("On my laptop with termy installed I get blurry fonts on the iGPU, how do I fix that?") \
+        == ["termy", "iGPU"]
+    assert question_names("In my project with Django I want pubtool publish to upload to CodeArtifact, how?") \
+        == ["Django", "CodeArtifact"]
 
 
 @pytest.fixture(scope="module")
@@ -78,9 +83,11 @@ def test_a_name_the_docs_write_in_another_form_or_the_users_hardware_is_answered
 @pytest.mark.parametrize(("question", "name"), [
     ("How do I make termy render with the iGPU of my laptop?", "iGPU"),
     ("How do I make pubtool publish upload to CodeArtifact instead?", "CodeArtifact"),
+    ("In my project with Django I want pubtool publish to upload to CodeArtifact, how?", "CodeArtifact"),
 ])
 def test_a_name_asked_about_still_abstains(ws, question, name):
-    """The iGPU asked about, outside the user's opening phrase, and a name no host of the docs spells."""
+    """The iGPU asked about, outside the user's opening phrase, and a name no host of the docs spells (also in a
+    clause after an opening "In my project with ...")."""
     result = ws.retrieve(question)
     assert name in result.evidence.absent_names, result.evidence
     assert ws.query(question).abstained

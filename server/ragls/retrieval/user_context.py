@@ -24,9 +24,13 @@ _FOR_OWN = re.compile(rf"\b[Ff]or\s+{_OWNER}{_DESCRIBED}(?=[\s,;:?!.)]|$)")
 _FRONTED_OWN = re.compile(rf"(?:^|(?<=[.?!]\s))\s*[A-Z][a-z]*\s+{_OWNER}{_DESCRIBED}(?=,)")
 # ... and what that thing of theirs has, in an opening phrase of place: "On my laptop with an AMD iGPU plus an NVIDIA
 # card, kitty takes two seconds to open a window. Any way to speed that up?" (kitty's kitty-p04 was refused for
-# "iGPU": bench/history/session-69.md, "Abstention: the user's hardware and a host's labels")
+# "iGPU": bench/history/session-69.md, "Abstention: the user's hardware and a host's labels"). What it has is a noun
+# phrase of at most WITH_MAX_WORDS words and no subject pronoun: "In my project with Django I want Celery to retry
+# tasks, how?" is a clause, whose names are asked ("with [^,]+" blanked it to the comma, every name of the question)
+WITH_MAX_WORDS = 8  # kitty-p04's "an AMD iGPU plus an NVIDIA card" has 7
+_WITH_WORD = r"(?!(?:I|[Ww]e|[Yy]ou|[Tt]hey|[Ii]t|[Hh]e|[Ss]he|[Tt]here)\b)[^\s,;:?!.()]+"
 _FRONTED_WITH = re.compile(rf"(?:^|(?<=[.?!]\s))\s*(?:On|In|Inside|Within|Behind|Under|At|From)\s+{_OWNER}\s+(?:[^\s,;:?!()\"“”]+\s+){{0,3}}?"
-                           rf"(?P<head>[a-z]+)\s+with\s+(?P<mods>[^,;:?!.()]+)(?=,)")
+                           rf"(?P<head>[a-z]+)\s+with\s+(?P<mods>(?:{_WITH_WORD}\s+){{0,{WITH_MAX_WORDS - 1}}}{_WITH_WORD})(?=,)")
 _IN_ASIDE = re.compile(rf"\b(?:{_OWNER}|[Aa]n?|[Tt]he){_DESCRIBED}(?=[\s,;:?!.)]|$)")
 _ASIDE = re.compile(r"\(([^()]*)\)")
 ASIDE_MIN_WORDS = 3  # an aside this long tells; a shorter one ("(NTLM)", "(e.g. Redis)") glosses what is asked
