@@ -67,11 +67,18 @@ def test_the_rate_words():
     assert not limit_missing("How do I rate-limit my API?", ["Each client may send 100 requests a minute."])
     assert not limit_missing("How do I cap the frame rate?", ["repaint_delay = 10 ms, about 100 fps"])
     assert limit_missing("How do I cap the frame rate?", ["repaint_delay = 10 ms"])
+    # a count per host, user or client of anything but requests is no rate: any limit states it
+    assert not limit_missing("How do I limit the number of connections per host?", ["at most four connections"])
+    assert not limit_missing("How can I limit the memory used per user?", ["Set max_memory = 2 GB per session."])
+    assert not limit_missing("How do I limit the request body size per client?", ["The maximum body size is 10 MB."])
+    assert limit_missing("How do I limit the number of API requests per user?", ["at most four connections"])
+    assert limit_missing("How do I cap the requests made per client?", ["at most four connections"])
 
 
 @pytest.mark.parametrize(("docs", "question", "missing"), [
     ("server", "How do I add per-client rate limiting to my webserv API?", True),
     ("server", "My webserv API gets hammered by a scraper. How do I limit the number of requests per IP address?", True),
+    ("server", "How do I limit the number of connections per client in webserv?", False),
     ("fetchr", "How do I limit how fast fetchr downloads, say to a fixed number of requests per second to one host?",
      False),
     ("fetchr", "How do I cap the download bandwidth fetchr uses per host?", False),

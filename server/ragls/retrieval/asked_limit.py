@@ -89,7 +89,10 @@ _LIMIT_STATED = re.compile(
 # only by a rate: a passage that says "limit" or "max" of something else (a body's maximum size, a pool's maximum
 # connections, a thread "limited to" one request) states no rate (bench/history/session-69.md, "Abstention: a rate
 # asked, none stated")
-_RATE_ASK = re.compile(r"\brates?\b|\brate[- ]?limit\w*|\bbandwidth\b|\bper[- ](?:ip|client|user|host|second|minute|hour|day)\b|"
+# A count per client, user or host is asked as a rate only of requests ("requests per user"): "connections per host",
+# "memory per user" are maxima of other things, which a maximum states (urllib3's pool `maxsize` per host)
+_RATE_ASK = re.compile(r"\brates?\b|\brate[- ]?limit\w*|\bbandwidth\b|\bper[- ](?:ip|second|minute|hour|day)\b|"
+                       r"\b(?:requests|calls|queries)(?:\s+(?:made|sent|issued))?\s+per[- ](?:client|user|host)\b|"
                        r"\b(?:requests?|calls?|bytes|queries)\s+(?:per|a|an|each)\s+(?:second|minute|hour|day)\b",
                        re.IGNORECASE)
 _RATE_STATED = re.compile(r"\brat(?:e|es|ed)\b|\brate[-_ ]?limit\w*|\bthrottl\w*|\bbandwidth\b|\bquotas?\b|\bburst\w*|"
