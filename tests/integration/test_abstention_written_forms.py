@@ -61,6 +61,25 @@ def test_what_the_users_thing_has_in_an_opening_phrase_of_place():
         == ["Django", "CodeArtifact"]
 
 
+@pytest.mark.timeout(60)
+def test_a_long_chain_of_labels_is_read_in_linear_time():
+    """`spelled_out` joins a host's consecutive labels only while they are no longer than the name: every run of a
+    chain joined whole was cubic in its labels (6 s for a 2 KB chain, ~15 min for this 10 KB one, a chunk's dotted
+    text read at every question naming a CamelCase name the docs do not hold). The timeout is a hang guard."""
+    from ragls.core.ir import Chunk, Hit, LineSpan
+    from ragls.retrieval.absent_names import spelled_out
+
+    def hit(text):
+        return Hit(Chunk(id="c", path="a.md", text=text, span=LineSpan(0, 0, 1, 0), text_hash="h"), 1.0)
+
+    chain = "x" + ".y" * 5_000
+    assert not spelled_out("TestPyPI", [hit(f"See {chain}.com for it.")])
+    assert spelled_out("TestPyPI", [hit(f"See {chain}.test.pypi.org for it.")])
+    assert spelled_out("TestPyPI", [hit("Upload to https://test.pypi.org/legacy/ first.")])
+    assert not spelled_out("TestPy", [hit("Upload to https://test.pypi.org/legacy/ first.")])
+    assert not spelled_out("PyPI", [hit("Upload to https://pypi.org/legacy/ first.")])  # one label: no host's name
+
+
 @pytest.fixture(scope="module")
 def ws(tmp_path_factory):
     with extractive_workspace(tmp_path_factory.mktemp("forms"), DOCS) as w:
