@@ -81,6 +81,46 @@ function M.echo_whole(msg, line, hl)
   end, M.RESTORE_MS)
 end
 
+--- How many display columns one line of a notification plugin's toast shows, when the plugin cuts a longer line
+--- instead of wrapping it; nil when nothing is cut (Neovim's own |vim.notify|, nvim-notify, mini.notify, noice) or
+--- the plugin is not known. snacks.notifier (LazyVim's) draws its toasts with 'nowrap' at most `width.max` of the
+--- editor wide (default 0.4: 48 of 120 columns), so a ragls notice lost its end, where it says what to do ("ragls:
+--- the server stopped (exit 1); :RagAsk st…"), and the indexing progress its percentage. The room is snacks' own
+--- sum (its `dim` of `width.max`, less its padding, a column each side, and the icon of its "minimal" style), read
+--- from `Snacks.config.get("notifier")`; a 'wrap' the user set in `styles.notification` cuts nothing.
+---@return integer|nil
+function M.plugin_room()
+  local info = debug.getinfo(vim.notify, "S")
+  local snacks = rawget(_G, "Snacks")
+  if not (info and (info.source or ""):find("snacks", 1, true) and type(snacks) == "table") then
+    return nil
+  end
+  local ok, opts = pcall(snacks.config.get, "notifier", { width = { min = 40, max = 0.4 }, padding = true })
+  local style_ok, style = pcall(function() return snacks.config.styles.notification end)
+  if not ok or type(opts) ~= "table" or (style_ok and type(style) == "table" and style.wo and style.wo.wrap) then
+    return nil
+  end
+  local max = type(opts.width) == "table" and tonumber(opts.width.max) or 0.4
+  local width = math.floor(max < 1 and vim.o.columns * max or max)
+  return math.max(20, width - (opts.padding == false and 0 or 2) - (opts.style == "minimal" and 2 or 0))
+end
+
+--- `msg` with each of its lines wrapped at the room a notification plugin's toast shows (`M.plugin_room`) so that
+--- none is cut; as it is when the plugin cuts nothing.
+---@param msg string
+---@return string
+function M.for_plugin(msg)
+  local room = M.plugin_room()
+  if not room then
+    return msg
+  end
+  local lines = {}
+  for _, line in ipairs(vim.split(msg, "\n", { plain = true })) do
+    vim.list_extend(lines, require("ragls.text").wrap(line, room, 0))
+  end
+  return table.concat(lines, "\n")
+end
+
 --- Show `msg` (a notice too wide for the command line) at `level` (|vim.log.levels|): its line cut to the command
 --- line, the whole text in |:messages| (`M.echo_whole`) and in a float (replacing an earlier one). Returns the
 --- float's window.

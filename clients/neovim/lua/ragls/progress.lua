@@ -158,6 +158,11 @@ local function render(token, kind)
       return
     end
   end
+  -- a plugin that cuts long lines (snacks.notifier: 46 columns of 120): the percentage kept, the end's text wrapped
+  local room = require("ragls.notice").plugin_room()
+  if room then
+    text = kind == "end" and require("ragls.notice").for_plugin(text) or M.fitting_text(p, room)
+  end
   local rec = vim.notify(text, vim.log.levels.INFO, {
     id = "ragls-progress-" .. tostring(token),
     title = "ragls",

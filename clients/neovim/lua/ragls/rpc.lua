@@ -22,7 +22,8 @@ local pending = {}
 M.SERVER_EXITED = "server-exited"
 
 --- Say `msg` to the user (|vim.notify|, titled "ragls"). With Neovim's own vim.notify a message wider than the
---- command line would stop on a hit-enter prompt: |ragls.notice| shows it whole in a float instead.
+--- command line would stop on a hit-enter prompt: |ragls.notice| shows it whole in a float instead; a plugin that
+--- cuts long lines (snacks.notifier) gets it wrapped at its width (|ragls.notice| `for_plugin`).
 ---@param msg string
 ---@param level? integer
 function M.notify(msg, level)
@@ -36,7 +37,7 @@ function M.notify(msg, level)
     notice.show(msg, level)
     return
   end
-  vim.notify(msg, level, { title = "ragls" })
+  vim.notify(notice.for_plugin(msg), level, { title = "ragls" })
 end
 
 --- `window/showMessage` handler of the ragls client: the server's warnings (an untrusted ragls.toml's ignored

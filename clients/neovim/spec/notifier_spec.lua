@@ -1,0 +1,90 @@
+-- A snacks.nvim user (LazyVim's notifier, its defaults, no fidget) against the real server: snacks.notifier draws
+-- each toast with 'nowrap' at most 0.4 of the editor wide, so a line longer than that is cut at its right edge.
+-- ragls' notices say what to do at their end (the crash notice: "run any :Rag* command to restart it") and its
+-- indexing progress the percentage: each must be on the screen, not past the toast's edge. The plugin is the real
+-- one from ../shared/nvim-plugins ($RAGLS_NVIM_PLUGINS overrides the folder); a clone without it skips.
+local H = dofile(vim.fs.joinpath(vim.fs.dirname(vim.fn.fnamemodify(arg[0], ":p")), "helpers.lua"))
+
+local repo = vim.fs.dirname(vim.fs.dirname(H.plugin_dir))
+local plugins = os.getenv("RAGLS_NVIM_PLUGINS") or vim.fs.joinpath(vim.fs.dirname(repo), "shared", "nvim-plugins")
+local snacks_dir = vim.fs.joinpath(plugins, "snacks.nvim")
+if vim.fn.isdirectory(snacks_dir) == 0 then
+  H.out("# SKIP snacks.nvim not found in " .. plugins)
+  H.finish()
+  return
+end
+
+vim.o.columns, vim.o.lines = 120, 40
+vim.opt.runtimepath:prepend(snacks_dir)
+require("snacks").setup({ notifier = { enabled = true } })
+
+--- The toasts snacks.notifier shows now: { win, width, lines } each.
+local function toasts()
+  local found = {}
+  for _, win in ipairs(vim.api.nvim_list_wins()) do
+    local buf = vim.api.nvim_win_get_buf(win)
+    if vim.bo[buf].filetype == "snacks_notif" then
+      table.insert(found, { win = win, width = vim.api.nvim_win_get_width(win),
+        lines = vim.api.nvim_buf_get_lines(buf, 0, -1, false) })
+    end
+  end
+  return found
+end
+
+--- The toast whose text (its lines joined by spaces) holds `needle`, once snacks has drawn it.
+local function toast_with(needle, what)
+  return H.wait_for(function()
+    for _, t in ipairs(toasts()) do
+      if table.concat(t.lines, " "):find(needle, 1, true) then
+        return t
+      end
+    end
+  end, 20000, what)
+end
+
+--- Every line of toast `t` shows whole: its text area is the window less snacks' padding (a column each side).
+local function all_shown(t)
+  for _, line in ipairs(t.lines) do
+    H.ok(vim.fn.strdisplaywidth(line) <= t.width - 2,
+      ("a line within the %d-column toast, not cut at its edge: %q"):format(t.width, line))
+  end
+end
+
+H.load_plugin_for_workspace()
+H.open_and_wait_indexed("README.md", 3)
+
+H.it("the server killed: snacks' toast shows the crash notice whole, with what to do", function()
+  local pid
+  for _, child in ipairs(vim.api.nvim_get_proc_children(vim.fn.getpid())) do
+    local f = io.open(("/proc/%d/cmdline"):format(child), "rb")
+    if f and f:read("*a"):find("serve", 1, true) then
+      pid = child
+    end
+    if f then
+      f:close()
+    end
+  end
+  H.ok(pid, "found the server process")
+  vim.uv.kill(pid, "sigkill")
+  local t = toast_with("server stopped", "snacks' toast of the crash")
+  local text = table.concat(t.lines, " ")
+  H.contains(text, "killed by signal 9", "says how")
+  H.contains(text, ":Rag* command", "says what to do")
+  all_shown(t)
+  H.screenshot("snacks-crash-notice")
+end)
+
+H.it("indexing progress in snacks' toast: one line within it, the percentage kept", function()
+  local progress = require("ragls.progress")
+  progress.first_done = false -- (the first index's end came before this test: a first index again)
+  -- the server's step-2 report, as its $/progress sends it
+  progress.on_progress({ token = "notifier-spec", value = { kind = "begin", title = "ragls: indexing",
+    message = "for meaning search in long sections 78/288, step 2 of 3", percentage = 30 } })
+  local t = toast_with("(30%)", "the progress toast with its percentage")
+  H.eq(1, #t.lines, "one line: " .. vim.inspect(t.lines))
+  H.contains(t.lines[1], "ragls: indexing for meaning search", "what it does")
+  all_shown(t)
+  progress.on_progress({ token = "notifier-spec", value = { kind = "end", message = "done" } })
+end)
+
+H.finish()
