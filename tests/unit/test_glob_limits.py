@@ -139,3 +139,40 @@ def test_a_folders_globs_are_compiled_once_for_every_filter(tmp_path):
     first, second = FileFilter(tmp_path, settings), FileFilter(tmp_path / "elsewhere", settings)
     assert first._include is second._include and first._exclude is second._exclude
     assert walk(tmp_path, settings) == ["d2999/b.md", "d7/a.md"]
+
+
+def test_the_watchers_filter_reads_the_gitignore_files_at_a_scan_not_at_an_event(tmp_path, monkeypatch):
+    """The budget's order makes a filter's first verdict read every .gitignore of the walked directories (a
+    traversal: 0.5-0.9 s for 3,232 directories at load 12), and the watcher asks its filter on the server's event
+    loop. The indexer reads them for it after each full scan (`FileFilter.read_ignore_files`), and an event while a
+    full scan is queued (after a .gitignore event cleared the filter) asks no filter. Counted as directory listings."""
+    from ragls.workspace.rag_workspace import RagWorkspace
+    from ragls.workspace.watch import IndexWorker
+
+    folder = tmp_path / "ws"
+    make(folder, {"ragls.toml": f'[index]\npath = "{(tmp_path / "index").as_posix()}"\n', "top.md": "t",
+                  ".gitignore": "gen/\n", **{f"d{k}/sub/page.md": "p" for k in range(5)}})
+    listed: list[str] = []
+    real_scandir = walk_mod.os.scandir
+
+    def recording_scandir(path):
+        listed.append(str(path))
+        return real_scandir(path)
+
+    ws = RagWorkspace([folder])
+    try:
+        ws.index(embed=False)
+        idx = ws.indexes[0]
+        monkeypatch.setattr(walk_mod.os, "scandir", recording_scandir)
+        worker = IndexWorker(ws)  # not started: notify only marks what changed
+        assert worker.notify([folder / "d3" / "sub" / "page.md"]) == 1
+        assert idx.filter.reason("d3/gen/x.md") == "ignored by .gitignore"
+        assert listed == [], listed  # read at the scan
+        (folder / ".gitignore").write_text("gen/\nd2/\n")
+        assert worker.notify([folder / ".gitignore", folder / "d4" / "sub" / "page.md"]) == 2
+        assert listed == [], listed  # a full scan is queued: no filter asked
+        idx.sync()  # the full scan (the worker's job), on its thread: it lists the folder, and reads the filter's
+        listed.clear()
+        assert idx.filter.reason("d2/sub/page.md") == "ignored by .gitignore" and listed == [], listed
+    finally:
+        ws.close()

@@ -70,6 +70,7 @@ class TextScan:
             known = self.manifest.files()
             walker = FileFilter(self.folder, self.settings.sources, self.index_dir)
             listed = walk_with(walker)
+            self.filter.read_ignore_files()  # the watcher's filter, read here rather than at its next event
             self.symlink_targets = walker.aliases
             report.skipped += [Skipped(rel, OUTSIDE_LINK) for rel in walker.outside]
             report.skipped += [Skipped(rel, why) for rel, why in sorted(walker.secrets.items())]  # never read

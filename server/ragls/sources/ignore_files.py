@@ -10,6 +10,7 @@ import logging
 import os
 import re
 import subprocess
+import threading
 from collections import deque
 from collections.abc import Callable
 from pathlib import Path
@@ -149,23 +150,28 @@ class GitIgnores:
         self.problems: dict[str, str] = {}
         self._patterns_left = MAX_FOLDER_IGNORE_PATTERNS  # what the .gitignore files read so far left
         self._walked_dirs: list[str] | None = None  # `read_all`'s directories ([] while it runs)
+        # `read_all` and `clear` one at a time: the watcher's thread asks while the indexer's reads them ahead
+        # (`walk.FileFilter.read_ignore_files`); a match made by the reading thread itself goes on (re-entrant)
+        self._lock = threading.RLock()
 
     def clear(self) -> None:
         """Forget the ignore files read and their problems: the next match reads them again."""
-        self._specs.clear()
-        self.problems.clear()
-        self._outer = None
-        self._patterns_left = MAX_FOLDER_IGNORE_PATTERNS
-        self._walked_dirs = None
+        with self._lock:
+            self._specs.clear()
+            self.problems.clear()
+            self._outer = None
+            self._patterns_left = MAX_FOLDER_IGNORE_PATTERNS
+            self._walked_dirs = None
 
     def read_all(self) -> list[str]:
         """Read the .gitignore of every directory the walk enters, shallow first and by name (`walk_dirs`), once
         per `clear()`; return those directories ("/"-separated, relative to the folder, "" for it: what
         `walk.walked_dirs` lists, without walking them again)."""
-        if self._walked_dirs is None:
-            self._walked_dirs = []  # a match made while they are read uses the files above it, read already
-            self._walked_dirs = walk_dirs(self.folder, self._walked, self._spec)
-        return self._walked_dirs
+        with self._lock:
+            if self._walked_dirs is None:
+                self._walked_dirs = []  # a match made while they are read uses the files above it, read already
+                self._walked_dirs = walk_dirs(self.folder, self._walked, self._spec)
+            return self._walked_dirs
 
     def match(self, rel: str, is_dir: bool) -> str | None:
         """The .gitignore (relative path) whose rules ignore `rel`, or None. Deeper files override shallower ones,

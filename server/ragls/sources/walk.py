@@ -129,6 +129,13 @@ class FileFilter:
         self._dir_reasons.clear()
         self.changed()
 
+    def read_ignore_files(self) -> None:
+        """Read the folder's .gitignore files now (`GitIgnores.read_all`, a traversal of the walked directories),
+        not at the first verdict asked: the indexer does it after a full scan, on its own thread, so the file
+        watcher's next event (on the server's event loop) finds them read."""
+        if self.settings.respect_gitignore:
+            self._gitignores.read_all()
+
     def changed(self) -> None:
         """Something in the folder changed (the file watcher saw an event: a file edited, deleted, swapped for a
         link, a folder moved): forget the file verdicts `served` remembers."""

@@ -199,6 +199,9 @@ class IndexWorker:
                         self._mark(i, None, now)
                         accepted += 1
                         continue
+                    if self._dirty.get(i, set()) is None:  # a full scan is queued: it reads this path too, and no
+                        accepted += 1  # filter is asked (one a .gitignore event cleared reads all of them first)
+                        continue
                     # A directory first, even when its name matches an include glob ("notes.txt" replaced by a
                     # folder): files written into a new directory before its watch exists get no events.
                     if self._is_directory_event(idx, p, rel):
