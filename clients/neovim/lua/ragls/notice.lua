@@ -105,6 +105,19 @@ function M.plugin_room()
   return math.max(20, width - (opts.padding == false and 0 or 2) - (opts.style == "minimal" and 2 or 0))
 end
 
+--- The lines of `msg` (split at "\n"), each wrapped at its spaces to at most `width` display columns
+--- (|ragls.text| `wrap`).
+---@param msg string
+---@param width integer columns
+---@return string[]
+function M.wrapped(msg, width)
+  local lines = {}
+  for _, line in ipairs(vim.split(msg, "\n", { plain = true })) do
+    vim.list_extend(lines, require("ragls.text").wrap(line, width, 0))
+  end
+  return lines
+end
+
 --- `msg` with each of its lines wrapped at the room a notification plugin's toast shows (`M.plugin_room`) so that
 --- none is cut; as it is when the plugin cuts nothing.
 ---@param msg string
@@ -114,11 +127,7 @@ function M.for_plugin(msg)
   if not room then
     return msg
   end
-  local lines = {}
-  for _, line in ipairs(vim.split(msg, "\n", { plain = true })) do
-    vim.list_extend(lines, require("ragls.text").wrap(line, room, 0))
-  end
-  return table.concat(lines, "\n")
+  return table.concat(M.wrapped(msg, room), "\n")
 end
 
 --- Show `msg` (a notice too wide for the command line) at `level` (|vim.log.levels|): its line cut to the command
@@ -136,10 +145,7 @@ function M.show(msg, level)
   if width < 10 or rows_free < 1 then
     return nil
   end
-  local lines = {}
-  for _, line in ipairs(vim.split(msg, "\n", { plain = true })) do
-    vim.list_extend(lines, require("ragls.text").wrap(line, width, 0))
-  end
+  local lines = M.wrapped(msg, width)
   lines = vim.list_slice(lines, 1, rows_free)
   local text_width = 1
   for _, line in ipairs(lines) do
