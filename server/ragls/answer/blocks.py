@@ -318,8 +318,9 @@ _LINE_READ = frozenset({"rst", "rest", "txt"})  # reST sources and plain text: r
 _REST = frozenset({"rst", "rest"})
 # What only reST writes, in a `.txt` chunk: a directive (".. note::", ".. include:: x.txt"), a role (":ref:`x`"), an
 # inline literal ("``x``"). Not a title's underline: a plain text's title has one as often (borg's diagram of boxes
-# drawn with "\" and "/", `internals-picture.txt`, opens with one).
-_REST_MARK = re.compile(r"^[ \t]*\.\. [\w:-]+::|:[\w:+-]+:`[^`\n]+`|(?<!`)``[^`\s][^`\n]*``", re.MULTILINE)
+# drawn with "\" and "/", `internals-picture.txt`, opens with one). A role's name has at most three parts
+# (":py:meth:"): a run of colons or ":a:b:c..." tried from each of its colons to the run's end was quadratic.
+_REST_MARK = re.compile(r"^[ \t]*\.\. [\w:-]+::|:(?:[\w+-]+:){1,3}`[^`\n]+`|(?<!`)``[^`\s][^`\n]*``", re.MULTILINE)
 
 
 def is_markdown(path: str) -> bool:
