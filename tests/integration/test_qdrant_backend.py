@@ -191,3 +191,89 @@ def test_two_clones_of_one_repository_share_a_collection(tmp_path):
     assert names[0] == names[1] == collection_name("github.com/acme/docs", "model-fp", "chunker-fp")
     assert names[0] != collection_name("github.com/acme/docs", "other-model", "chunker-fp")
     assert names[0] != collection_name("github.com/acme/docs", "model-fp", "other-chunker")
+
+
+def _cut_meta(qdrant_dir: Path) -> None:
+    (qdrant_dir / "meta.json").write_text("")  # qdrant-client writes it in place: a crash or full disk mid-write
+
+
+def _cut_storage(qdrant_dir: Path) -> None:
+    [storage] = qdrant_dir.glob("collection/*/storage.sqlite")
+    os.truncate(storage, storage.stat().st_size // 2)
+
+
+@pytest.mark.parametrize("damage", [_cut_meta, _cut_storage])
+def test_a_damaged_embedded_qdrant_of_ragls_own_is_moved_aside_and_filled_again(tmp_path, damage):
+    """The default embedded location (`<index dir>/qdrant`, ragls's own) with files qdrant-client cannot load: the
+    index opens (it was a traceback of qdrant-client's, at every command), the directory is kept beside as
+    `qdrant.damaged`, and the next sync puts one point per manifest chunk in a new one. A directory the user
+    configured is not moved: a clear RequestFailed says what is wrong."""
+    from ragls.core.errors import RequestFailed
+    from ragls.stores.qdrant import connect
+
+    folder = make_folder(tmp_path / "docs")
+    s = settings_for(tmp_path)
+    own = s.model_copy(update={"index": s.index.model_copy(update={"qdrant_location": None})})
+    qdrant_dir = tmp_path / "index" / "qdrant"
+    idx = open_index(folder, own)
+    idx.sync()
+    want = manifest_chunks(idx)
+    assert len(points(idx.vectors)) == 3
+    idx.close()
+    close_local(str(qdrant_dir))
+    damage(qdrant_dir)
+
+    with pytest.raises(RequestFailed, match=r"embedded Qdrant at .* cannot be read .* damaged.*set "
+                                            r"index.qdrant_location to another"):
+        connect(str(qdrant_dir))  # a configured location: not moved
+    assert not (tmp_path / "index" / "qdrant.damaged").exists()
+
+    idx = open_index(folder, own)
+    try:
+        idx.sync()
+        assert points(idx.vectors) == want == manifest_chunks(idx)
+        hits = search([idx], idx.embedder, "how often are uploads retried", settings=own.retrieval)
+        assert hits[0].chunk.path == "guide/retries.md" and hits[0].signals.get("vector") == 1
+    finally:
+        idx.close()
+        close_local(str(qdrant_dir))
+    assert (tmp_path / "index" / "qdrant.damaged" / "meta.json").exists()
+
+
+def test_a_server_whose_qdrant_cannot_open_says_why_once_and_serves_keywords(tmp_path, monkeypatch, caplog):
+    """The served workspace (the real LiveWorkspace and its indexer thread) on a Qdrant directory the user
+    configured that cannot be read: one warning naming the damage, rag/status says it and stops saying "loading",
+    BM25 answers. On main the indexer thread asked again in a loop (hundreds of "vector search is off ...: None" a
+    second in serve.log) and rag/status said the model was still loading, for good."""
+    import time
+
+    from ragls.lsp.wire import to_wire_status
+    from ragls.workspace.live import LiveWorkspace
+
+    monkeypatch.setenv("RAGLS_CACHE_DIR", str(tmp_path / "cache"))
+    folder = make_folder(tmp_path / "docs")
+    qdrant_dir = tmp_path / "qdrant"
+    qdrant_dir.mkdir()
+    (qdrant_dir / "meta.json").write_text('{"collections": {')  # cut mid-write
+    overrides = {"embedding": {"model": OFFLINE_MODEL_NAME, "model_path": str(MODEL_DIR)},
+                 "index": {"backend": "qdrant", "qdrant_location": str(qdrant_dir)}}
+    live = LiveWorkspace([folder], [overrides], socket_server=None)
+    caplog.set_level("WARNING", logger="ragls.workspace.live")
+    live.start()
+    try:
+        ws = live.get_indexed()
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and not (ws.indexes[0].vectors_error and not live.worker.busy()):
+            time.sleep(0.1)
+        status = to_wire_status(ws.status())
+        time.sleep(1.0)  # a loop would add warnings meanwhile
+        vector_warnings = [r.getMessage() for r in caplog.records if "vector search is off" in r.getMessage()]
+        assert len(vector_warnings) == 1, vector_warnings[:3]
+        assert "embedded Qdrant at" in vector_warnings[0] and "cannot be read" in vector_warnings[0]
+        assert any("cannot be read" in e["message"] for e in status["errors"]), status["errors"]
+        assert not status["folders"][0].get("embeddingLoading"), status["folders"][0]
+        hits = ws.query("how often are uploads retried", 3).hits
+        assert hits[0].chunk.path == "guide/retries.md" and hits[0].signals == {"bm25": 1}
+    finally:
+        live.close()
+    assert (qdrant_dir / "meta.json").read_text() == '{"collections": {'  # a configured directory is not moved

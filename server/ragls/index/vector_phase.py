@@ -28,7 +28,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ragls.core.errors import RequestFailed, disk_full
+from ragls.core.errors import ConfigError, RequestFailed, disk_full
 from ragls.core.hashing import fingerprint, text_hash
 from ragls.core.telemetry import traced
 from ragls.index.windows import CHARS_PER_WORDPIECE, SPECIAL_TOKENS, resolve
@@ -88,8 +88,8 @@ class VectorPhase:
 
     def open_vectors(self) -> VectorStore:
         """Load the embedding model, open the vector store and (writer) reconcile it with the manifest.
-        Idempotent and thread-safe. Raises RequestFailed when no embedding model can be loaded (remembered in
-        `vectors_error`)."""
+        Idempotent and thread-safe. Raises RequestFailed when no embedding model can be loaded or the Qdrant store
+        cannot be opened (remembered in `vectors_error`)."""
         with self._vec_lock:
             if self._vectors is None:
                 try:
@@ -106,8 +106,14 @@ class VectorPhase:
                 if self.settings.index.backend == "qdrant":
                     from ragls.stores.qdrant import QdrantChunkStore
 
-                    store = QdrantChunkStore.for_folder(self.folder, self.settings, self.index_dir,
-                                                        self.embedder.dim, self.vectors_fp, self.fingerprint)
+                    try:
+                        store = QdrantChunkStore.for_folder(self.folder, self.settings, self.index_dir,
+                                                            self.embedder.dim, self.vectors_fp, self.fingerprint)
+                    except (RequestFailed, ConfigError) as exc:  # held by another process, unreadable, wrong size
+                        # remembered as the model's failures are: a server's indexer thread asked again in a loop
+                        # (hundreds of "vector search is off ...: None" a second) and rag/status said "loading"
+                        self.vectors_error = str(exc)
+                        raise RequestFailed(str(exc)) from exc
                 else:
                     from ragls.stores.vectors import VectorStore
 

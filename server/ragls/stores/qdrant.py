@@ -30,6 +30,7 @@ import contextlib
 import ipaddress
 import logging
 import os
+import shutil
 import threading
 import uuid
 from collections.abc import Iterable, Sequence
@@ -89,10 +90,12 @@ def api_key_from_env(api_key_env: str | None) -> str | None:
     return value
 
 
-def connect(location: str, api_key_env: str | None = None, timeout: float = 10.0):
+def connect(location: str, api_key_env: str | None = None, timeout: float = 10.0, *, own_directory: bool = False):
     """A `QdrantClient` for `location` (":memory:", a local directory, or an http(s) URL). Local directories are
     opened once per process and shared (qdrant-client's local mode locks its directory). Raises ConfigError for a
-    missing API key variable."""
+    missing API key variable, RequestFailed when a local directory is open in another process or its files cannot
+    be read (`_open_local`; with `own_directory`, ragls's own `<index dir>/qdrant`, such a directory is moved aside
+    and an empty one opened: the vectors are derived data, re-added from the embedding cache)."""
     from qdrant_client import QdrantClient
 
     if location == ":memory:":
@@ -107,12 +110,60 @@ def connect(location: str, api_key_env: str | None = None, timeout: float = 10.0
         if client is None:
             Path(path).mkdir(parents=True, exist_ok=True)
             try:
-                client = QdrantClient(path=path)
-            except RuntimeError as exc:  # portalocker: another process has the directory open
-                raise RequestFailed(f"the embedded Qdrant at {path} is open in another process (local mode allows "
-                                    f"one); run a Qdrant server to share an index: {exc}") from None
+                client = _open_local(path)
+            except _Damaged as exc:
+                if not own_directory:
+                    raise RequestFailed(f"{exc}; move that directory away (ragls fills a new one from its index "
+                                        "and embedding cache) or set index.qdrant_location to another") from None
+                aside = Path(f"{path}.damaged")
+                shutil.rmtree(aside, ignore_errors=True)  # an older damaged copy: one is kept, for a bug report
+                os.replace(path, aside)
+                log.warning("%s; moved to %s and started an empty one: the vectors are added again from the "
+                            "index and the embedding cache", exc, aside)
+                Path(path).mkdir(parents=True, exist_ok=True)
+                client = _open_local(path)
             _local_clients[path] = client
         return client
+
+
+class _Damaged(Exception):
+    """An embedded Qdrant directory whose files qdrant-client cannot load (and no process holds)."""
+
+
+def _open_local(path: str):
+    """QdrantClient(path=path). Raises RequestFailed when another process holds the directory (portalocker's
+    RuntimeError), _Damaged when its files cannot be loaded: qdrant-client writes `meta.json` in place (a crash or a
+    full disk mid-write leaves it empty or cut) and each collection's `storage.sqlite` may be cut too; it loads both
+    before it takes the lock, so a load error is checked against the lock (`_held`) before it counts as damage."""
+    from qdrant_client import QdrantClient
+
+    try:
+        return QdrantClient(path=path)
+    except RuntimeError as exc:  # portalocker: another process has the directory open
+        raise RequestFailed(f"the embedded Qdrant at {path} is open in another process (local mode allows "
+                            f"one); run a Qdrant server to share an index: {exc}") from None
+    except Exception as exc:  # noqa: BLE001 - JSONDecodeError, KeyError, pydantic's, sqlite3.DatabaseError, ...
+        if _held(Path(path) / ".lock"):
+            raise RequestFailed(f"the embedded Qdrant at {path} is open in another process (local mode allows "
+                                "one); run a Qdrant server to share an index") from None
+        raise _Damaged(f"the embedded Qdrant at {path} cannot be read ({type(exc).__name__}: {exc}): its files "
+                       "are damaged, e.g. by a crash or a full disk while it wrote") from exc
+
+
+def _held(lock_file: Path) -> bool:
+    """Whether another process holds qdrant-client's lock on `lock_file` (an exclusive flock, as portalocker takes)."""
+    import fcntl
+
+    try:
+        with open(lock_file, "rb") as f:
+            try:
+                fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                return True
+            fcntl.flock(f, fcntl.LOCK_UN)
+    except OSError:
+        return False
+    return False
 
 
 def close_local(location: str) -> None:
@@ -238,7 +289,7 @@ class QdrantChunkStore:
         ix = settings.index
         location = ix.qdrant_location or str(Path(index_dir) / "qdrant")
         name = ix.qdrant_collection or collection_name(repo_identity(folder, ix.repo_id), model_fp, chunker_fp)
-        client = connect(location, ix.qdrant_api_key_env)
+        client = connect(location, ix.qdrant_api_key_env, own_directory=not ix.qdrant_location)
         return cls(client, name, dim, model_fp, commit=head_commit(folder), location=location, create=create,
                    replication_factor=ix.qdrant_replication_factor, shard_number=ix.qdrant_shards)
 
