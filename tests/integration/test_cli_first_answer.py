@@ -126,3 +126,34 @@ def test_a_one_shot_command_leaves_the_sentence_pass_to_ragls_index(folder, comm
     assert sentences_pending(folder) == after["chunks"] > 0
     assert run(["index", str(folder)])[0] == 0
     assert sentences_pending(folder) == 0
+
+
+def test_a_query_read_while_another_process_builds_the_index_says_so(folder):
+    """`ragls query` beside a `ragls index` still embedding (the index lock held by the writer: this process only
+    reads) answered from keywords and a part of the vectors without a word, where a running server's answer says
+    "still building". The writer is a real RagWorkspace in this process, stopped between its batches."""
+    from ragls.workspace.rag_workspace import RagWorkspace
+
+    writer = RagWorkspace([folder])
+    try:
+        [idx] = writer.indexes
+        assert idx.writer
+        idx.sync(embed=False)  # the text phase: BM25 answers
+        assert idx.try_open_vectors() and idx.embed_pending_batch(2) == 2
+        code, out = run(["query", str(folder), "what does the okapi eat", "--top-k", "1"])
+        assert code == 0, out
+        assert (f"another process is still building the index of {folder}: 10 of 12 sections are not embedded yet "
+                "and are found by keywords (BM25) only; results may be incomplete") in out, out
+        while idx.pending_count():
+            idx.embed_pending_batch()
+        left = idx.pending_windows_count()
+        assert 0 < left <= 12
+        code, out = run(["query", str(folder), "what does the okapi eat", "--top-k", "1"])
+        assert (f"still building the index of {folder}: {left} long sections are found by meaning from their beginning "
+                "only until they are embedded in full") in out, out
+        while idx.pending_windows_count():
+            idx.embed_pending_batch()
+        code, out = run(["query", str(folder), "what does the okapi eat", "--top-k", "1"])
+        assert code == 0 and "okapi.md" in out and "still building" not in out, out
+    finally:
+        writer.close()

@@ -287,7 +287,7 @@ def _indexed_workspace(args, question: str | None = None):
     first vectors that matter exist (one stderr line says so), and the rest is embedded after it returns — its
     output flushed first; Ctrl-C there stops safely and the next run resumes. With `question` the sentence pass
     does not run (`without_sentence_pass`)."""
-    from ragls.cli.first_answer import finish_embedding, index_for_answer
+    from ragls.cli.first_answer import finish_embedding, index_for_answer, reader_lines
 
     if question is not None:
         without_sentence_pass(args)
@@ -304,6 +304,8 @@ def _indexed_workspace(args, question: str | None = None):
         progress.close()
         _warn_no_vectors(ws)
         if readiness is not None and (line := readiness.line()):
+            print(f"ragls: {line}", file=sys.stderr, flush=True)
+        for line in reader_lines(ws) if question is not None else ():
             print(f"ragls: {line}", file=sys.stderr, flush=True)
         yield ws
         if readiness is not None and not readiness.complete and readiness.error is None:

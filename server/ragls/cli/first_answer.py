@@ -85,6 +85,34 @@ def index_for_answer(ws, question: str, budget_s: float | None = None):
     return reports, Readiness(chunks, chunks - pending, max(0, windows), errors[0] if errors else None)
 
 
+def reader_lines(ws) -> list[str]:
+    """The lines a query or ask answered in this process says about each folder another process is still building
+    (this process only reads its index: `ragls index` or a server without a local socket writes it), as an answer
+    through a running server does (`common._server_building`): until the writer's first text phase ends, files it
+    has not read are not found; until its vectors are stored, those chunks are found by keywords alone. Empty when
+    every folder read is complete. The counts are the index's as committed now (the writer's recorded progress)."""
+    lines = []
+    for idx in ws.indexes:
+        if idx.writer:
+            continue
+        if not idx.manifest.get_meta("last_indexed_at"):
+            lines.append(f"another process is still building the index of {idx.folder} (reading its files): the "
+                         "files it has not read yet are not found; results may be incomplete (`ragls status` shows "
+                         "the progress)")
+            continue
+        pending = idx.stored_pending_count() or 0
+        windows = (idx.pending_windows_count() or 0) - pending
+        if pending:
+            lines.append(f"another process is still building the index of {idx.folder}: {pending} of "
+                         f"{idx.manifest.chunk_count()} sections are not embedded yet and are found by keywords "
+                         "(BM25) only; results may be incomplete (`ragls status` shows the progress)")
+        elif windows > 0:
+            lines.append(f"another process is still building the index of {idx.folder}: {windows} long sections "
+                         "are found by meaning from their beginning only until they are embedded in full; results "
+                         "may be incomplete (`ragls status` shows the progress)")
+    return lines
+
+
 def finish_embedding(ws) -> None:
     """Embed every pending first vector and window of `ws`'s folders, then compact as `RagWorkspace.index` does.
     Raises KeyboardInterrupt through (the caller says the next run resumes)."""
