@@ -56,6 +56,17 @@ def test_stop(ws, capsys):
     assert cli.main(["serve", "--background", str(ws), "--idle-exit", "2"]) == 0  # bounded if the test fails
     pid, index_dir = server_info(capsys, ws)
     capsys.readouterr()
+    # `ragls index` beside it names it as what it is (it said "an editor's ragls server ... use the editor's
+    # rebuild command"), and a rebuild how to stop it
+    assert cli.main(["status", str(ws), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["folders"][0]["writerProcess"] == {
+        "pid": pid, "role": "ragls serve --background"}
+    assert cli.main(["index", str(ws)]) == 1
+    err = capsys.readouterr().err
+    assert (f"ragls: the background server `ragls serve --background` (pid {pid}) holds this index; nothing was "
+            "indexed — it indexes every change by itself") in err and "editor" not in err, err
+    assert cli.main(["rebuild", str(ws), "--yes"]) == 1
+    assert f"stop it (`ragls serve --stop {ws}`), then run again" in capsys.readouterr().err
     assert cli.main(["serve", "--stop", str(ws)]) == 0
     assert f"stopped the server (pid {pid})" in capsys.readouterr().out
     _, status = os.waitpid(pid, 0)

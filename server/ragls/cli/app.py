@@ -201,8 +201,13 @@ def cmd_index(args, rebuild: bool = False) -> int:
         if not all(idx.writer for idx in ws.indexes):
             held = next(idx for idx in ws.indexes if not idx.writer)
             holder = held.writer_holder()
-            advice = ("use the editor's rebuild command, or stop it first" if "editor" in holder
-                      else "wait for it to finish, then run again")
+            if "--background" in holder:  # it watches the folder: its index follows every saved file already
+                advice = (f"stop it (`ragls serve --stop {held.folder}`), then run again" if rebuild else
+                          "it indexes every change by itself (`ragls status` shows its progress)")
+            elif "editor" in holder:
+                advice = "use the editor's rebuild command, or stop it first"
+            else:
+                advice = "wait for it to finish, then run again"
             print(f"ragls: {holder} holds this index; nothing was {'rebuilt' if rebuild else 'indexed'} — {advice}",
                   file=sys.stderr)
             return 1

@@ -29,6 +29,8 @@ IDLE_EXIT_MIN = 30.0
 #: Seconds `ragls serve --background` waits for the new server's socket (the index opens; the model loads later).
 START_TIMEOUT_S = 120.0
 LOG_FILE = "serve.log"
+#: Its role in the index's writer.json (`ownership.set_role`; rag/status `writerProcess.role`).
+BACKGROUND_ROLE = "ragls serve --background"
 
 
 def _folder_and_index(path: str | None) -> tuple[Path, Path]:
@@ -147,9 +149,11 @@ def run_headless(path: str, idle_exit_min: float) -> int:
     """The background server's own process: serve PATH until idle for `idle_exit_min` minutes (with no indexing
     work left) or SIGTERM. Returns 0."""
     from ragls.core import heap
+    from ragls.index import ownership
     from ragls.lsp.local_socket import LocalSocketServer
     from ragls.workspace.live import LiveWorkspace
 
+    ownership.set_role(BACKGROUND_ROLE)  # not an editor's: `ragls index` beside it says how to stop it
     folder, _ = _folder_and_index(path)
     heap.limit_arenas()
     stopping = threading.Event()

@@ -184,7 +184,8 @@ class FolderIndex(TextScan, VectorPhase):
 
     def writer_holder(self) -> str:
         """Who holds this index's writer lock, for messages: "another `ragls index` run (pid 4242)", "an editor's
-        ragls server (pid 4242)", "an agent's `ragls mcp` server (pid 4242)", or "another ragls process" when
+        ragls server (pid 4242)", "an agent's `ragls mcp` server (pid 4242)", "the background server `ragls serve
+        --background` (pid 4242)", or "another ragls process" when
         unknown (index/ownership.py's writer.json)."""
         info = self._lock.holder()
         pid, role = info.get("pid"), info.get("role", "unknown")
@@ -194,6 +195,8 @@ class FolderIndex(TextScan, VectorPhase):
             return "this process"
         if role == "ragls serve":
             return f"an editor's ragls server (pid {pid})"
+        if role == "ragls serve --background":
+            return f"the background server `ragls serve --background` (pid {pid})"
         if role == "ragls mcp":
             return f"an agent's `ragls mcp` server (pid {pid})"
         return f"another `{role}` run (pid {pid})"
