@@ -1,8 +1,9 @@
 -- A snacks.nvim user (LazyVim's notifier, its defaults, no fidget) against the real server: snacks.notifier draws
 -- each toast with 'nowrap' at most 0.4 of the editor wide, so a line longer than that is cut at its right edge.
 -- ragls' notices say what to do at their end (the crash notice: "run any :Rag* command to restart it") and its
--- indexing progress the percentage: each must be on the screen, not past the toast's edge. The plugin is the real
--- one from ../shared/nvim-plugins ($RAGLS_NVIM_PLUGINS overrides the folder); a clone without it skips.
+-- indexing progress the percentage, its g? list each key's description: each must be on the screen, not past the
+-- toast's edge. The plugin is the real one from ../shared/nvim-plugins ($RAGLS_NVIM_PLUGINS overrides the
+-- folder); a clone without it skips.
 local H = dofile(vim.fs.joinpath(vim.fs.dirname(vim.fn.fnamemodify(arg[0], ":p")), "helpers.lua"))
 
 local repo = vim.fs.dirname(vim.fs.dirname(H.plugin_dir))
@@ -16,7 +17,8 @@ end
 
 vim.o.columns, vim.o.lines = 120, 40
 vim.opt.runtimepath:prepend(snacks_dir)
-require("snacks").setup({ notifier = { enabled = true } })
+-- (toasts stay for the test to read them at any load: snacks closes them after 3 s by default)
+require("snacks").setup({ notifier = { enabled = true, timeout = 60000 } })
 
 --- The toasts snacks.notifier shows now: { win, width, lines } each.
 local function toasts()
@@ -52,6 +54,22 @@ end
 
 H.load_plugin_for_workspace()
 H.open_and_wait_indexed("README.md", 3)
+
+H.it("g? in an answer float: snacks' toast lists every key whole, a description's rest under its column", function()
+  local win = H.ask_float("RagAsk frobnicator timeout")
+  vim.api.nvim_set_current_win(win)
+  vim.cmd.normal("g?")
+  local t = toast_with("ragls answer keys", "snacks' toast of the answer keys")
+  H.contains((table.concat(t.lines, " "):gsub("%s+", " ")), "(or source line) under the cursor",
+    "<CR>'s description, to its end")
+  all_shown(t)
+  H.screenshot("snacks-answer-keys")
+  for _, line in ipairs(t.lines) do
+    H.ok(line == "ragls answer keys:" or line:find("^%S") or line:find("^               %S"),
+      "a key or a description's rest at the descriptions' column: " .. vim.inspect(line))
+  end
+  H.close_floats()
+end)
 
 H.it("the server killed: snacks' toast shows the crash notice whole, with what to do", function()
   local pid

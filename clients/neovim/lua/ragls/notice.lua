@@ -105,29 +105,32 @@ function M.plugin_room()
   return math.max(20, width - (opts.padding == false and 0 or 2) - (opts.style == "minimal" and 2 or 0))
 end
 
---- The lines of `msg` (split at "\n"), each wrapped at its spaces to at most `width` display columns
---- (|ragls.text| `wrap`).
+--- The lines of `msg` (split at "\n"), each wrapped at its spaces to at most `width` display columns, its later
+--- lines indented by `indent` spaces (|ragls.text| `wrap`).
 ---@param msg string
 ---@param width integer columns
+---@param indent? integer columns (default 0)
 ---@return string[]
-function M.wrapped(msg, width)
+function M.wrapped(msg, width, indent)
   local lines = {}
   for _, line in ipairs(vim.split(msg, "\n", { plain = true })) do
-    vim.list_extend(lines, require("ragls.text").wrap(line, width, 0))
+    vim.list_extend(lines, require("ragls.text").wrap(line, width, indent or 0))
   end
   return lines
 end
 
 --- `msg` with each of its lines wrapped at the room a notification plugin's toast shows (`M.plugin_room`) so that
---- none is cut; as it is when the plugin cuts nothing.
+--- none is cut, a wrapped line's rest indented by `indent` (a key list's descriptions under their column); as it is
+--- when the plugin cuts nothing.
 ---@param msg string
+---@param indent? integer columns (default 0)
 ---@return string
-function M.for_plugin(msg)
+function M.for_plugin(msg, indent)
   local room = M.plugin_room()
   if not room then
     return msg
   end
-  return table.concat(M.wrapped(msg, room), "\n")
+  return table.concat(M.wrapped(msg, room, indent), "\n")
 end
 
 --- Show `msg` (a notice too wide for the command line) at `level` (|vim.log.levels|): its line cut to the command

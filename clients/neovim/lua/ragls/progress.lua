@@ -215,7 +215,8 @@ function M.reset(client_id)
   for token, p in pairs(M.active) do
     if client_id == nil or p.client_id == client_id then
       if records[token] ~= nil then -- a notifier's lasting "indexing 40%" note: replaced, then it times out
-        vim.notify("ragls: indexing stopped: the server stopped", vim.log.levels.WARN, { id = "ragls-progress-"
+        local said = require("ragls.notice").for_plugin("ragls: indexing stopped: the server stopped")
+        vim.notify(said, vim.log.levels.WARN, { id = "ragls-progress-"
           .. tostring(token), title = "ragls", replace = records[token], timeout = 3000, ragls_progress = "end" })
       end
       M.active[token], records[token], shown_at[token] = nil, nil, nil
