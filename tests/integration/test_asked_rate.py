@@ -90,3 +90,17 @@ def test_a_rate_asked(ws, fetchr_ws, docs, question, missing):
     result = w.retrieve(question)
     assert result.evidence.limit_missing == (1.0 if missing else 0.0), result.evidence
     assert w.query(question).abstained is missing
+
+
+@pytest.mark.timeout(60)
+def test_a_long_run_of_digits_is_read_in_linear_time():
+    """A number before a unit (`asked_limit._AMOUNT`) was tried from every digit of a run to the run's end, the units
+    at each: 2.6 s for a passage of 2,000 digits, 8.4 s for 4,000 (a big integer printed in the docs), at every
+    limit asked. Its digits and separators are bounded now; the verdicts are the same (every 2,000-character piece
+    of the 70 dev corpora read alike). The timeout is a hang guard."""
+    digits = "1" * 100_000
+    assert limit_missing("How do I limit the upload size?", [f"The checksum is {digits} here."])
+    assert not limit_missing("How do I limit the upload size?", [f"The checksum is {digits} MB here."])
+    assert limit_missing("How do I rate-limit my API?", [f"Send {digits} now."])
+    assert not limit_missing("How do I rate-limit my API?", [f"Send {digits}/s now."])
+    assert not limit_missing("How do I limit the upload size?", ["Uploads up to 10,000,000,000 bytes."])
