@@ -277,3 +277,31 @@ def test_a_server_whose_qdrant_cannot_open_says_why_once_and_serves_keywords(tmp
     finally:
         live.close()
     assert (qdrant_dir / "meta.json").read_text() == '{"collections": {'  # a configured directory is not moved
+
+
+@pytest.mark.parametrize(("vectors", "has"), [("named", "named vectors (dense)"), ("plain", "no sparse vector 'bm25'")])
+def test_index_qdrant_collection_naming_another_tools_collection_is_refused_with_a_reason(tmp_path, vectors, has):
+    """`index.qdrant_collection` set to a collection another tool made (LangChain's: one unnamed vector and no
+    sparse one; or named vectors): the first file indexed failed with qdrant-client's "Not existing vector name
+    error: bm25" traceback (named: "holds None-dimensional vectors"). Now the store does not open, with a reason,
+    and keyword search answers; the collection is left as it was."""
+    from qdrant_client import models
+    from ragls.stores.qdrant import connect
+
+    folder = make_folder(tmp_path / "docs")
+    s = settings_for(tmp_path)
+    s = s.model_copy(update={"index": s.index.model_copy(update={"qdrant_collection": "theirs"})})
+    client = connect(s.index.qdrant_location)
+    dense = models.VectorParams(size=384, distance=models.Distance.COSINE)
+    client.create_collection("theirs", vectors_config={"dense": dense} if vectors == "named" else dense)
+    idx = open_index(folder, s)
+    try:
+        report = idx.sync()
+        assert report.vectors_error and f"Qdrant collection 'theirs' at {s.index.qdrant_location} was not made by " \
+                                         f"ragls: it has {has}" in report.vectors_error, report.vectors_error
+        hits = search([idx], idx.embedder, "how often are uploads retried", settings=s.retrieval)
+        assert hits[0].chunk.path == "guide/retries.md" and hits[0].signals == {"bm25": 1}
+        assert client.count("theirs").count == 0
+    finally:
+        idx.close()
+        close_local(s.index.qdrant_location)

@@ -236,7 +236,8 @@ class QdrantChunkStore:
     """The chunk collection `collection` of `client` for dense vectors of dimension `dim` under the embedding
     model `model_fp` (the collection name already contains the model: the indexer need not wipe on a model change,
     `keyed_by_model`). Creates the collection (unnamed cosine dense vector + sparse `bm25` with the IDF modifier)
-    when absent. Raises ConfigError when an existing collection has another dense dimension."""
+    when absent. Raises ConfigError when an existing collection has another dense dimension, or is not one ragls
+    made (named dense vectors, or no sparse `bm25`)."""
 
     keyed_by_model = True
 
@@ -272,8 +273,17 @@ class QdrantChunkStore:
                 except Exception as exc:  # noqa: BLE001 - payload indexes only speed up filters
                     log.debug("no payload index on %s: %s", field, exc)
         else:
-            params = client.get_collection(collection).config.params.vectors
-            size = getattr(params, "size", None)
+            params = client.get_collection(collection).config.params
+            size = getattr(params.vectors, "size", None)
+            if isinstance(params.vectors, dict) or SPARSE not in (params.sparse_vectors or {}):
+                # a collection another tool made: ragls's writes failed on it with qdrant-client's traceback
+                # ("Not existing vector name error: bm25") at the first file indexed
+                has = (f"named vectors ({', '.join(map(str, params.vectors))})" if isinstance(params.vectors, dict)
+                       else "no sparse vector 'bm25'")
+                raise ConfigError(f"Qdrant collection {collection!r} at {display_location(location)} was not made "
+                                  f"by ragls: it has {has}, where ragls writes an unnamed dense vector and a sparse "
+                                  f"vector 'bm25'; choose another index.qdrant_collection (to search a collection "
+                                  f"another tool made, attach it: `ragls rag attach`)")
             if size != dim:
                 raise ConfigError(f"Qdrant collection {collection!r} holds {size}-dimensional vectors, the "
                                   f"embedding model gives {dim}: choose another index.qdrant_collection")
