@@ -16,20 +16,26 @@ from ragls.config.settings import Settings
 from ragls.core.errors import InvalidParams, RequestFailed
 from ragls.core.uris import folder_uri_path
 from ragls.kb.rags import WORKSPACE, RagRegistry
-from ragls.workspace.status import FOLDER_GONE
+from ragls.workspace.status import folder_gone
 
 
 def present(folders: list, rags: Sequence[Any]) -> list:
-    """The folder indexes of `folders` (`selected`'s) whose folder is still a directory. One moved or deleted while
-    open is not searched: its index still holds what the folder held (a scan that cannot list it keeps it, so
+    """The folder indexes of `folders` (`selected`'s) whose folder is still a directory (`status.folder_gone`). One
+    moved or deleted while open is not searched: its index still holds what the folder held (a scan that cannot list it keeps it, so
     nothing is indexed again when it comes back), but those passages' files cannot be opened and may be anywhere
     now; rag/status names it. Raises RequestFailed (-32803) when every folder selected is gone and no named RAG is
     (`rags`): "<folder>: the folder no longer exists (moved or deleted): its index is not searched until it
-    is back; open the folder where it is now" — an answer of nothing would read as "no document says so"."""
-    here = [idx for idx in folders if idx.folder.is_dir()]
+    is back; open the folder where it is now" — an answer of nothing would read as "no document says so". One
+    that cannot be reached (`status.folder_gone`: a folder above it made unreadable, a network mount gone) is said
+    so, "the folder cannot be reached (Permission denied)", and left out alike."""
+    why = {id(idx): folder_gone(idx.folder) for idx in folders}
+    here = [idx for idx in folders if why[id(idx)] is None]
     if folders and not here and not rags:
-        raise RequestFailed(f"{', '.join(str(idx.folder) for idx in folders)}: {FOLDER_GONE}: its index is not "
-                            "searched until it is back; open the folder where it is now")
+        by_reason: dict[str, list[str]] = {}
+        for idx in folders:
+            by_reason.setdefault(why[id(idx)], []).append(str(idx.folder))
+        said = "; ".join(f"{', '.join(names)}: {reason}" for reason, names in by_reason.items())
+        raise RequestFailed(f"{said}: its index is not searched until it is back; open the folder where it is now")
     return here
 
 

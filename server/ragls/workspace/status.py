@@ -7,6 +7,8 @@ the `Status` into their output (lsp/wire.to_wire_status).
 
 from __future__ import annotations
 
+import os
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -15,6 +17,21 @@ from ragls.core.hashing import fingerprint
 
 # What rag/status and a request (`rag_selection.present`) say of a workspace folder that is no longer a directory.
 FOLDER_GONE = "the folder no longer exists (moved or deleted)"
+
+
+def folder_gone(folder: Path) -> str | None:
+    """Why the workspace folder `folder` cannot be searched now, or None while it is a directory: FOLDER_GONE when
+    nothing or no directory is there; "the folder cannot be reached (<the OS's reason>)" when asking fails otherwise
+    (a folder above it made unreadable: EACCES; a network mount gone: ESTALE, EIO), which `Path.is_dir` raised
+    (Python < 3.14): rag/status and every query failed with that PermissionError."""
+    try:
+        if stat.S_ISDIR(os.stat(folder).st_mode):
+            return None
+    except (FileNotFoundError, NotADirectoryError):
+        pass
+    except OSError as exc:
+        return f"the folder cannot be reached ({exc.strerror or exc})"
+    return FOLDER_GONE
 # Files left out that rag/status (and MCP index_status) lists per folder, the rest counted (`skippedMore`): a folder
 # of 20,000 unreadable files made a 1.8 MB status reply that every client listed whole.
 SKIPPED_LISTED = 50
@@ -144,8 +161,8 @@ def workspace_status(ws) -> Status:
                      for idx in ws.indexes if idx.settings_changed and not idx.writer}
     # A folder moved or deleted while open: its index keeps the files it held (a walk that cannot list the folder
     # keeps them: `FileFilter.unentered`) and is not searched until it is back (`rag_selection.present`).
-    model_errors |= {f"{idx.folder}: {FOLDER_GONE}: its index is not searched until it is back; open the folder "
-                     "where it is now" for idx in ws.indexes if not idx.folder.is_dir()}
+    model_errors |= {f"{idx.folder}: {why}: its index is not searched until it is back; open the folder where it "
+                     "is now" for idx in ws.indexes if (why := folder_gone(idx.folder))}
     model_name, max_length = ws.embedder.model_name, ws.embedder.max_length
     if ws.embedder._model is None and ws.embedder.pinned_model:  # loading: the model it will load
         model_name = ws.embedder.pinned_model
