@@ -177,6 +177,14 @@ export function chatPage(webview: vscode.Webview, initial?: ChatPageInitial): st
     input.value = '';
     vscode.postMessage({ type: 'ask', text });
   }
+  // Focus coming to the view from the keyboard (its Focus command, F6, Tab from the workbench) lands in the question
+  // box, as in VS Code's own chat: it came to the page, whose last focused link or nothing took it, and the keys typed
+  // next were lost. A click keeps what it clicked (its pointer press comes just before the focus).
+  let pressedAt = 0;
+  document.addEventListener('pointerdown', () => { pressedAt = Date.now(); }, true);
+  window.addEventListener('focus', () => {
+    if (Date.now() - pressedAt > 500 && document.activeElement !== input) { input.focus(); }
+  });
   send.addEventListener('click', submit);
   input.addEventListener('keydown', (e) => { if (e.key === 'Enter' && !e.shiftKey) { e.preventDefault(); submit(); } });
   stop.addEventListener('click', () => vscode.postMessage({ type: 'stop' }));

@@ -345,7 +345,12 @@ async function main(): Promise<number> {
       if (!first.includes('zeta-17')) {
         throw new Error(`the chat answer lacks the wrench:\n${first}`);
       }
-      await chat.locator('#input').first().click();
+      // Keyboard only: the view's Focus command (as F6 or a keybinding would) puts the cursor in its question box.
+      await paletteCommand(page, 'ragls: Focus on Chat View');
+      await page.keyboard.press('Enter');
+      const inInput = () => chat.locator('#input').first().evaluate((el) =>
+        el.ownerDocument.activeElement === el && el.ownerDocument.hasFocus());
+      await until(page, 'the chat\'s question box to have the focus after "ragls: Focus on Chat View"', inInput, 15_000);
       await page.keyboard.type('and how do I check which version of it is running?', { delay: 10 });
       await page.keyboard.press('Enter');
       // Keyboard only: Shift+Tab from the input to the turn above while the follow-up is answered. Its button keeps
