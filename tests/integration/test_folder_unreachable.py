@@ -6,15 +6,7 @@ the kernel checks: the probe runs as `nobody` (setpriv, uid 65534) — a real Ra
 
 from __future__ import annotations
 
-import os
-import shutil
-import subprocess
-import sys
-import tempfile
-from pathlib import Path
-
-import pytest
-import ragls
+from asuser import needs_nobody, nobody_root, remove, run_as_nobody
 
 PROBE = r"""
 import os, sys
@@ -48,28 +40,16 @@ finally:
 """
 
 
-@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0 or shutil.which("setpriv") is None,
-                    reason="runs the probe as another user: needs root and setpriv")
+@needs_nobody
 def test_a_folder_that_cannot_be_reached_is_said_and_not_searched():
-    root = Path(tempfile.mkdtemp(prefix="ragls-unreachable-"))
+    root = nobody_root()
     try:
-        root.chmod(0o777)
-        server = str(Path(ragls.__file__).resolve().parents[1])
-        env = {"PATH": os.environ.get("PATH", ""), "HOME": str(root), "RAGLS_CACHE_DIR": str(root / "cache"),
-               "RAGLS_CONFIG_DIR": str(root / "config"), "RAGLS_DATA_DIR": str(root / "data"), "RAGLS_OFFLINE": "1",
-               "PYTHONPATH": server}
-        run = subprocess.run(["setpriv", "--reuid", "65534", "--regid", "65534", "--clear-groups", sys.executable,
-                              "-c", PROBE, str(root)], env=env, cwd=str(root), capture_output=True, text=True,
-                             timeout=300, check=False)
-        if "started" not in run.stdout:
-            pytest.skip(f"the interpreter or ragls is not readable by uid 65534: {run.stderr[-300:]}")
-        out = run.stdout
+        out = run_as_nobody(PROBE, root)
         folder = root / "parent" / "docs"
-        assert "before ['retries.md']" in out, (out, run.stderr)
+        assert "before ['retries.md']" in out, out
         said = (f"{folder}: the folder cannot be reached (Permission denied): its index is not searched until it "
                 "is back; open the folder where it is now")
-        assert f"query failed: {said}" in out, (out, run.stderr)
-        assert f"status: [{said!r}]" in out, (out, run.stderr)
+        assert f"query failed: {said}" in out, out
+        assert f"status: [{said!r}]" in out, out
     finally:
-        subprocess.run(["chmod", "-R", "u+rwx", str(root)], check=False)
-        shutil.rmtree(root, ignore_errors=True)
+        remove(root)

@@ -15,6 +15,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from asuser import needs_nobody
 from ragls.config.settings import build_settings
 from ragls.embedding.embed import OFFLINE_MODEL_NAME, Embedder, offline_model_dir
 from ragls.index.indexer import FolderIndex
@@ -305,3 +306,42 @@ def test_index_qdrant_collection_naming_another_tools_collection_is_refused_with
     finally:
         idx.close()
         close_local(s.index.qdrant_location)
+
+
+QDRANT_UNREADABLE = r"""
+import os, sys
+from pathlib import Path
+print("started", flush=True)
+from qdrant_client import QdrantClient, models
+from ragls.stores import qdrant
+path = Path(sys.argv[1]) / "index" / "qdrant"
+path.mkdir(parents=True)
+client = QdrantClient(path=str(path))
+client.create_collection("c", vectors_config=models.VectorParams(size=4, distance=models.Distance.COSINE))
+client.close()
+os.chmod(path / "meta.json", 0)
+try:
+    qdrant.connect(str(path), own_directory=True)
+    print("connected")
+except Exception as exc:
+    print("raised", type(exc).__name__, exc)
+print("moved aside:", Path(f"{path}.damaged").exists(), "collection kept:", (path / "collection" / "c").is_dir())
+"""
+
+
+@needs_nobody
+def test_an_embedded_qdrant_this_user_may_not_read_is_not_taken_for_damaged():
+    """ragls's own `<index dir>/qdrant` whose meta.json this user may not read (a permission, a read-only mount) is
+    left where it is with an error saying so: it counted as damaged, and was moved to `qdrant.damaged` (an older
+    copy there deleted) and its vectors embedded again. Real qdrant-client files, read as uid 65534 (real EACCES)."""
+    from asuser import nobody_root, remove, run_as_nobody
+
+    root = nobody_root()
+    try:
+        out = run_as_nobody(QDRANT_UNREADABLE, root)
+        path = root / "index" / "qdrant"
+        assert (f"raised RequestFailed the embedded Qdrant at {path} cannot be opened (Permission denied: "
+                f"{path}/meta.json); its files were left as they are") in out, out
+        assert "moved aside: False collection kept: True" in out, out
+    finally:
+        remove(root)

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import errno
 import ipaddress
 import logging
 import os
@@ -134,7 +135,8 @@ def _open_local(path: str):
     """QdrantClient(path=path). Raises RequestFailed when another process holds the directory (portalocker's
     RuntimeError), _Damaged when its files cannot be loaded: qdrant-client writes `meta.json` in place (a crash or a
     full disk mid-write leaves it empty or cut) and each collection's `storage.sqlite` may be cut too; it loads both
-    before it takes the lock, so a load error is checked against the lock (`_held`) before it counts as damage."""
+    before it takes the lock, so a load error is checked against the lock (`_held`) before it counts as damage. An
+    OSError of access (`_NO_ACCESS`: permission denied, a read-only file system) is no damage: RequestFailed."""
     from qdrant_client import QdrantClient
 
     try:
@@ -143,11 +145,19 @@ def _open_local(path: str):
         raise RequestFailed(f"the embedded Qdrant at {path} is open in another process (local mode allows "
                             f"one); run a Qdrant server to share an index: {exc}") from None
     except Exception as exc:  # noqa: BLE001 - JSONDecodeError, KeyError, pydantic's, sqlite3.DatabaseError, ...
+        if isinstance(exc, OSError) and exc.errno in _NO_ACCESS:
+            # this user may not read or write its files (a permission, a read-only mount): nothing says they are
+            # damaged, and moving them aside threw the vectors away (a meta.json made unreadable was "damaged")
+            raise RequestFailed(f"the embedded Qdrant at {path} cannot be opened ({exc.strerror}: {exc.filename}); "
+                                "its files were left as they are: give this user access to them") from None
         if _held(Path(path) / ".lock"):
             raise RequestFailed(f"the embedded Qdrant at {path} is open in another process (local mode allows "
                                 "one); run a Qdrant server to share an index") from None
         raise _Damaged(f"the embedded Qdrant at {path} cannot be read ({type(exc).__name__}: {exc}): its files "
                        "are damaged, e.g. by a crash or a full disk while it wrote") from exc
+
+
+_NO_ACCESS = (errno.EACCES, errno.EPERM, errno.EROFS)  # an OSError of access, not of damage (`_open_local`)
 
 
 def _held(lock_file: Path) -> bool:
