@@ -246,6 +246,10 @@ def blocks(text: str) -> list[Block]:
             out.append(Block("skip", i, [line]))
             i += 1
             continue
+        if (quoted := _quoted_code(lines, i, out)) > i:
+            out.append(Block("code", i, lines[i:quoted]))
+            i = quoted
+            continue
         kind = "list" if LIST_ITEM.match(line) else "para"
         j = i + 1
         while j < len(lines) and lines[j].strip() and not FENCE_OPEN.match(lines[j]) \
@@ -256,6 +260,35 @@ def blocks(text: str) -> list[Block]:
         out.append(Block(kind, i, lines[i:j]))
         i = j
     return _merge_lists(out)
+
+
+_SENTENCE_END = re.compile(r"[.!?][\"')\]]*$")  # a line ending a sentence: prose, not code
+_QUOTED_MARKUP = re.compile(r"``|:[\w-]+:`|^\.\. |^:[\w -]+:")  # inline literals, roles, directives: rendered text
+_CODE_SIGN = re.compile(r"\S=|^(?:\$|>>>) |(?:^|\s)--?[A-Za-z]")  # an assignment, a prompt, a command-line option
+
+
+def _quoted_code(lines: list[str], i: int, out: list[Block]) -> int:
+    """The end (exclusive) of a reST block quote at line `i` that is code written without the literal-block marker:
+    the lines from `i`, indented by one to three spaces after a blank line, up to the next blank or less indented
+    line, right after a paragraph (the last of `out`) ending in a single ":", none of them a list item, a sentence's
+    end, an inline literal, a role or a directive ("Alternatively, you can add a special environment variable to
+    your shell settings (e.g. ``.bashrc``):" over "   export PIP_INDEX_URL=http://localhost:3141/root/pypi/+simple/",
+    devpi: docutils renders it as a quotation, a reader as the command to type). `i` when there is none."""
+    line = lines[i]
+    indent = len(line) - len(line.lstrip())
+    if not 1 <= indent <= 3 or line.startswith("\t") or i == 0 or lines[i - 1].strip() or not out \
+            or out[-1].kind != "para":
+        return i
+    last = next((x for x in reversed(out[-1].lines) if x.strip()), "").rstrip()
+    if not last.endswith(":") or last.endswith("::"):
+        return i
+    j = i
+    while j < len(lines) and lines[j].strip() and len(lines[j]) - len(lines[j].lstrip()) >= indent:
+        if LIST_ITEM.match(lines[j]) or _SENTENCE_END.search(lines[j].rstrip()) \
+                or _QUOTED_MARKUP.search(lines[j].strip()):
+            return i
+        j += 1
+    return j if any(_CODE_SIGN.search(x.strip()) for x in lines[i:j]) else i
 
 
 def _substituted(line: str) -> bool:
