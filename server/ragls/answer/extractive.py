@@ -14,6 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ragls.answer.across_chunks import block_across, block_continued, option_continued
+from ragls.answer.answer_type import asked_type, names_asked_type
 from ragls.answer.candidates import Candidate, candidate_passages
 from ragls.answer.cite import content_words
 from ragls.answer.extractive_label import EXTRACTIVE_LABEL
@@ -63,6 +64,8 @@ EXTRACTIVE_MAX_SENTENCES = 4
 SHORT_ANSWER_CHARS = 800  # four passages (sentences and blocks) this short in all leave room for a fifth
 
 IDENTIFIER_BONUS = 0.1  # a passage naming an identifier the question's words point at (see extractive_answer)
+KIND_ASKED = "\0kind"  # what `_matched` counts for a passage naming the kind of thing asked (`_next_pick`)
+TYPE_BONUS = 0.1  # a passage naming a thing of the kind the question asks for (`answer_type`, passage_scores)
 CODE_BONUS = 0.03  # a passage naming some identifier (code span, `name=`, `Class.method`, CamelCase), on topic
 NAMED_WORDS = 2  # question words one identifier points at that make its passage an answer of its own
 EXAMPLE_LINES = 8  # a code block this short after a paragraph's last sentence comes with it in an answer
@@ -86,7 +89,7 @@ _SELECTION_LABEL = re.compile(r"^Selected text \(.*\):[ \t]*$", re.MULTILINE)  #
 
 
 def passage_scores(query: set[str] | frozenset[str], found: list[Unit], words: list[set[str]] | list[frozenset[str]],
-                   cosines: list[float] | None = None) -> list[float | None]:
+                   cosines: list[float] | None = None, kind: str | None = None) -> list[float | None]:
     """The score of each passage `found[i]` (its content words `words[i]`) for a question of content words `query`
     (`cite.content_words`, with its `literal_terms`), None for one left out; `cosines[i]`, when given, is the
     cosine similarity of the passage's sentence to the question (see `extractive_picks` for the rule; also
@@ -111,6 +114,8 @@ def passage_scores(query: set[str] | frozenset[str], found: list[Unit], words: l
         bonus = 0.0
         if overlap:
             bonus = IDENTIFIER_BONUS if pointed[i] else CODE_BONUS if named else 0.0
+        if kind is not None and names_asked_type(unit, kind):
+            bonus += TYPE_BONUS
         if cosines is not None:
             out.append(None if not overlap and cosines[i] < 0.3 else cosines[i] + WORD_WEIGHT * len(overlap) + bonus)
         else:
@@ -159,8 +164,13 @@ def extractive_picks(question: str, sources: list[tuple[int, Hit]],
     at a word of the question (`pointed_at`: the same word, one it abbreviates — `chars` for "characters" — or one
     inside it — "length" in `linelength`) or it holds a dotted number of the question, else CODE_BONUS when it
     shares a word with the question at all (a lexical score gains the same shares of the best lexical score).
-    Either score is damped by the source's rank (`rank_prior`, 1 / (1 + 0.3 * rank)). Ties go to the better-ranked
-    source, then the earlier candidate. A passage below RELATIVE_FLOOR of the best score is still kept when its
+    A question asking for a kind of thing ("What command starts ...?", `answer_type.asked_type`) gives a passage
+    naming one of that kind ("... provides this with the `runworker` command:", `answer_type.names_asked_type`)
+    TYPE_BONUS more, in the word pre-selection, for the lead and against the floors, which are taken on the scores
+    without it (the kind asked is no evidence of the topic); later picks go by their scores without it, the kind
+    counting once as a part of the question no pick covers (`_next_pick`; measured: bench/history/session-69.md,
+    "The kind of thing asked for"). Either score is damped by the source's rank (`rank_prior`, 1 / (1 + 0.3 *
+    rank)). Ties go to the better-ranked source, then the earlier candidate. A passage below RELATIVE_FLOOR of the best score is still kept when its
     score before the rank prior (its own evidence) reaches EVIDENCE_FLOOR of the best such score: a lower hit's
     sentence that reads as close to the question as any is not off topic for its rank. With `embed`, the best
     passage leads and each later one is the best by its
@@ -182,6 +192,7 @@ def extractive_picks(question: str, sources: list[tuple[int, Hit]],
 
     question = asked_text(question)
     query = set(content_words(question)) | literal_terms(question)
+    kind = asked_type(question)  # "Which command ...": passages naming a command gain TYPE_BONUS
     candidates, firsts = candidate_passages(sources, literal_terms(question), question, files)
     cosines = None
     rescued = None  # with embed: the closest candidate of all when the word pre-selection left it out (`_rescued`)
@@ -191,23 +202,27 @@ def extractive_picks(question: str, sources: list[tuple[int, Hit]],
         qvec = embed_query(question) if embed_query is not None else embed([question])[0]
         vecs = embed([c.unit.sentence for c in candidates])  # all: the index's sentence pass stored them
         every_cosine = _with_lead_ins([float(v) for v in (vecs @ qvec)], candidates, embed, qvec)
-        worth = _worth_embedding(query, candidates)  # the others cannot be picked
+        worth = _worth_embedding(query, candidates, kind)  # the others cannot be picked
         rescued = _rescued(query, candidates, every_cosine, worth)
         scores = passage_scores(query, [c.unit for c in candidates], [c.words for c in candidates], every_cosine)
         every_passage = by_source([(c.n, c.unit, None if x is None else x * c.weight * rank_prior(c.rank))
                                    for c, x in zip(candidates, scores)])  # every candidate, for `with_next_passages`
         candidates = [candidates[i] for i in worth]
         cosines = [every_cosine[i] for i in worth]
-    weights = passage_scores(query, [c.unit for c in candidates], [c.words for c in candidates], cosines)
+    plain = passage_scores(query, [c.unit for c in candidates], [c.words for c in candidates], cosines)
+    weights = plain if kind is None else passage_scores(query, [c.unit for c in candidates],
+                                                         [c.words for c in candidates], cosines, kind)
     scored = [(-w * weight * rank_prior(rank), rank, pos, n, unit)
               for w, (rank, pos, n, unit, _, weight) in zip(weights, candidates) if w is not None]
     scored.sort(key=lambda t: t[:3])
+    # the floors measure the passages' topic, not the kind asked (TYPE_BONUS): their best score without it
+    base = [(p * c.weight * rank_prior(c.rank), c.rank) for p, c in zip(plain, candidates) if p is not None]
     closest = None  # with embed: the passage of the highest cosine, quoted even below the floor (`_closest`)
     named = []  # the best passage naming the question's words in one identifier, even below the floor
     every: list = []  # with embed: every scored passage, floor or not (`_closest_elsewhere`); none when none scores
     if cosines is not None and scored:
-        floor = -scored[0][0] * RELATIVE_FLOOR
-        strong = max(-t[0] / rank_prior(t[1]) for t in scored) * EVIDENCE_FLOOR  # its own evidence, rank aside
+        floor = max(b for b, _ in base) * RELATIVE_FLOOR
+        strong = max(b / rank_prior(r) for b, r in base) * EVIDENCE_FLOOR  # its own evidence, rank aside
         named = [t for t in scored if _names_the_question(t[4], query)]
         closest = _closest(scored, candidates, cosines)
         every = list(scored)  # floor or not: `_closest_elsewhere` reads them after the picks
@@ -216,23 +231,28 @@ def extractive_picks(question: str, sources: list[tuple[int, Hit]],
     seen: set[str] = set()
     covered: set[str] = set()  # the question's words the picked passages hold or name
     remaining = list(scored)
+    if kind is not None and cosines is not None and remaining:
+        # TYPE_BONUS chooses the lead and lets a passage clear the floor; later picks go by their own score, the
+        # kind asked counting once as a part of the question no pick covers yet (`_matched`, `_next_pick`)
+        own = {id(c.unit): -p * c.weight * rank_prior(c.rank) for p, c in zip(plain, candidates) if p is not None}
+        remaining = remaining[:1] + sorted(((own[id(t[4])], *t[1:]) for t in remaining[1:]), key=lambda t: t[:3])
     limit = max_sentences or EXTRACTIVE_MAX_SENTENCES
     while remaining and len(picked) < limit:
-        *_, n, unit = remaining.pop(_next_pick(remaining, query, covered) if picked and cosines is not None else 0)
+        *_, n, unit = remaining.pop(_next_pick(remaining, query, covered, kind) if picked and cosines is not None else 0)
         held = _held_items(n, unit, picked, seen)
         if held:  # a ":" sentence whose list holds picked items: it and its whole list take the first one's place
             picked[held[0]] = (n, unit)
             picked = [p for i, p in enumerate(picked) if i not in held[1:]]
             seen.add(_normalised(unit.text))
-            covered |= _matched(unit, query)
+            covered |= _matched(unit, query, kind)
         elif _fresh(n, unit, picked, seen):
             seen.add(_normalised(unit.text))
             picked.append((n, unit))
-            covered |= _matched(unit, query)
+            covered |= _matched(unit, query, kind)
             if max_sentences is None and len(picked) == limit == EXTRACTIVE_MAX_SENTENCES \
                     and sum(len(u.text) for _, u in picked) < SHORT_ANSWER_CHARS:
                 limit += 1  # four short passages: room for a fifth
-    best = -scored[0][0] if scored else 0.0
+    best = max((b for b, _ in base), default=0.0) if scored else 0.0
     room = limit - len(picked)  # the places the quoting floor left empty (`with_next_passages` fills them)
     if closest is not None and max_sentences is None:
         n, unit = closest  # the passage reading closest to the question, whatever its source's rank
@@ -278,20 +298,24 @@ def _with_lead_ins(cosines: list[float], candidates: list[Candidate], embed: Cal
     return out
 
 
-def _matched(unit: Unit, query: set[str] | frozenset[str]) -> frozenset[str]:
-    """The words of `query` that `unit` (`Unit.scored_text`) holds or names (`pointed_at`)."""
-    return (passage_words(unit.scored_text) & query) | pointed_at(identifier_words(unit.scored_text), query)
+def _matched(unit: Unit, query: set[str] | frozenset[str], kind: str | None = None) -> frozenset[str]:
+    """The words of `query` that `unit` (`Unit.scored_text`) holds or names (`pointed_at`), and KIND_ASKED when
+    it names a thing of the `kind` the question asks for (`answer_type.names_asked_type`): the kind asked is a part
+    of the question as its words are."""
+    found = (passage_words(unit.scored_text) & query) | pointed_at(identifier_words(unit.scored_text), query)
+    return found | {KIND_ASKED} if kind is not None and names_asked_type(unit, kind) else found
 
 
-def _next_pick(remaining: list, query: set[str] | frozenset[str], covered: set[str]) -> int:
+def _next_pick(remaining: list, query: set[str] | frozenset[str], covered: set[str], kind: str | None = None) -> int:
     """The index in `remaining` (scored candidates `(-score, rank, pos, n, unit)`, best first) of the next passage
     of an answer whose picks so far hold or name the question words `covered`: the best score plus NEW_WORD per
     question word the passage holds that no pick holds (`_matched`). A question asking two things ("Is there a
     default limit per host, and how can several sessions share one pool?") is answered by passages on each, not
-    by four on the first; a passage repeating what the picks already say gains nothing. Ties as in the first
-    ordering (source rank, then position)."""
+    by four on the first; a passage repeating what the picks already say gains nothing. With the `kind` of thing
+    the question asks for (`answer_type.asked_type`), a passage naming one counts it as one more such word
+    (KIND_ASKED) until a pick names one. Ties as in the first ordering (source rank, then position)."""
     return min(range(len(remaining)), key=lambda j: (
-        remaining[j][0] - NEW_WORD * len(_matched(remaining[j][4], query) - covered), remaining[j][1], remaining[j][2]))
+        remaining[j][0] - NEW_WORD * len(_matched(remaining[j][4], query, kind) - covered), remaining[j][1], remaining[j][2]))
 
 
 def _fresh(n: int, unit: Unit, picked: list[tuple[int, Unit]], seen: set[str]) -> bool:
@@ -401,7 +425,7 @@ def _names_the_question(unit: Unit, query: set[str] | frozenset[str]) -> bool:
                for m in IDENTIFIER.finditer(text) if not any(c.isspace() for c in m.group(0)))
 
 
-def _worth_embedding(query: set[str], candidates: list[Candidate]) -> list[int]:
+def _worth_embedding(query: set[str], candidates: list[Candidate], kind: str | None = None) -> list[int]:
     """Indexes of the `candidates` worth a sentence embedding, in candidate order: the EMBEDDED_CANDIDATES best —
     those sharing words with the question by lexical score (`passage_scores` without cosines) damped by source rank
     like the final score, then those sharing none by source rank and position — and, beyond them, the
@@ -416,7 +440,7 @@ def _worth_embedding(query: set[str], candidates: list[Candidate]) -> list[int]:
     Poetry classified"). A candidate beyond these is not picked: the words are part of the ranking (picking from
     every candidate by its cosine lost more answer keys than it found, bench/history/session-51.md "What limits the key
     identifier in the answer"); it is quoted only as the closest of all (`_rescued`)."""
-    lexical = passage_scores(query, [c.unit for c in candidates], [c.words for c in candidates])
+    lexical = passage_scores(query, [c.unit for c in candidates], [c.words for c in candidates], kind=kind)
     order = sorted(range(len(candidates)), key=lambda i: (
         lexical[i] is None, -(lexical[i] or 0.0) * candidates[i].weight * rank_prior(candidates[i].rank), i))
     chosen = set(order[:EMBEDDED_CANDIDATES])
