@@ -63,6 +63,10 @@ H.it("g? in an answer float: snacks' toast lists every key whole, a description'
   H.contains((table.concat(t.lines, " "):gsub("%s+", " ")), "(or source line) under the cursor",
     "<CR>'s description, to its end")
   all_shown(t)
+  -- read as written: Markdown drew the citation marker "[n]" as a link "n"
+  local rows, at = H.screen_row("previous [n]")
+  H.ok(rows[at]:find("the cursor to the next", 1, true) or rows[at - 1]:find("the cursor to the next", 1, true),
+    "the <Tab> line's [n] as written: " .. rows[at])
   H.screenshot("snacks-answer-keys")
   for _, line in ipairs(t.lines) do
     H.ok(line == "ragls answer keys:" or line:find("^%S") or line:find("^               %S"),

@@ -74,8 +74,9 @@ end
 --- `g?` in an answer float: list its keys (a notification: it stays readable beside the float).
 function M.show_keys()
   local text = "ragls answer keys:\n" .. table.concat(answer_text.ANSWER_KEYS, "\n")
-  -- (wrapped where a notifier cuts long lines: a description's rest under its column, past the key's 15)
-  vim.notify(require("ragls.notice").for_plugin(text, 15), vim.log.levels.INFO, { title = "ragls" })
+  -- (wrapped where a notifier cuts long lines: a description's rest under its column, past the key's 15; plain
+  -- text, not snacks.notifier's Markdown, which drew the citation marker "[n]" as a link "n")
+  vim.notify(require("ragls.notice").for_plugin(text, 15), vim.log.levels.INFO, { title = "ragls", ft = "text" })
 end
 
 --- `<C-q>` in an answer float: its sources to the quickfix list (`quickfix_sources`), the float closed first and
