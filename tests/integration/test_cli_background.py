@@ -320,3 +320,32 @@ def test_a_background_server_whose_folder_and_index_were_deleted_still_exits_whe
     os.kill(pid, 9)
     os.waitpid(pid, 0)
     raise AssertionError("the background server did not exit within 60 s of idling")
+
+
+def test_two_starts_at_once_leave_one_server_and_both_succeed(ws, capsys, monkeypatch):
+    """Two `ragls serve --background` at once (two terminals, a shell profile): both find no server, both start
+    one; the second to bind only reads beside the first and never binds, so its start waited START_TIMEOUT_S
+    (120 s) and said "the background server did not start" (exit 1) while a server served the folder. The race is
+    made certain: a real served workspace binds the folder's socket right after this start looked for one."""
+    from ragls.cli import background
+    from ragls.lsp.local_socket import LocalSocketServer
+    from ragls.workspace.live import LiveWorkspace
+
+    real_running, other = background._running, []
+
+    def running_after_the_check(index_dir):
+        if not other:  # the check found nothing; the other start's server comes up now
+            other.append(LiveWorkspace([ws], socket_server=LocalSocketServer).start())
+            other[0].get_indexed()
+            return None
+        return real_running(index_dir)
+
+    monkeypatch.setattr(background, "_running", running_after_the_check)
+    try:
+        assert cli.main(["serve", "--background", str(ws), "--idle-exit", "2"]) == 0
+        assert f"a server (pid {os.getpid()}) already serves {ws}" in capsys.readouterr().out
+        monkeypatch.setattr(background, "_running", real_running)
+        assert background._running(server_info(capsys, ws)[1]) == os.getpid()  # the other one serves on
+    finally:
+        for live in other:
+            live.close()

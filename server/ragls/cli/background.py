@@ -111,10 +111,22 @@ def start(path: str | None, idle_exit_min: float) -> int:
             env=_child_env())
     deadline = time.monotonic() + START_TIMEOUT_S
     while time.monotonic() < deadline and child.poll() is None:
-        if _running(index_dir) == child.pid and _indexed(index_dir):
+        serving = _running(index_dir)
+        if serving == child.pid and _indexed(index_dir):
             print(f"ragls: background server (pid {child.pid}) serves {folder}; `ragls query/ask/status` answer "
                   f"through it; it exits after {idle_exit_min:g} min without a request (or `ragls serve --stop`); "
                   f"log: {log_path}")
+            return 0
+        if serving is not None and serving != child.pid:
+            # another start won the race (two terminals, a shell profile): ours only reads beside it and never
+            # binds, so this waited START_TIMEOUT_S and said "did not start" while a server served the folder
+            child.terminate()  # SIGTERM: it exits once its workspace is open (it only read the index)
+            try:
+                child.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                child.kill()
+            print(f"ragls: a server (pid {serving}) already serves {folder}; `ragls query/ask/status` answer "
+                  "through it")
             return 0
         time.sleep(0.05)
     tail = log_path.read_text(encoding="utf-8", errors="replace").splitlines()[-5:]
