@@ -180,7 +180,7 @@ def chunk_units(chunk: Chunk, lines: tuple[int, int] | None = None, files: FileF
     header = table_columns.header_above(chunk) if markdown and extension(chunk.path) not in CONVERTED_EXTENSIONS \
         else ""
     before = opening_lines(chunk)
-    text = chunk.text if markdown else section_refs(chunk.text, chunk.path, str(chunk.folder or ""),
+    text = chunk.text if markdown else section_refs(chunk.text, chunk.document,
                                                     files.get(chunk.folder) if files else None)
     if not before:
         return units(text, lines, markdown, chunk.path, chunk.folder, files.get(chunk.folder) if files else None,

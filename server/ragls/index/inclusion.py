@@ -23,8 +23,10 @@ from ragls.core.errors import Skipped
 from ragls.core.ir import Document
 from ragls.core.uris import key_path
 from ragls.index.chunking import no_text_reason
+from ragls.index.rest_labels import document_labels
 from ragls.sources.convert import extension, load_source
 from ragls.sources.load import markup_extension
+from ragls.sources.redact import mask_document
 from ragls.sources.rest_include import expand, resolves_includes
 from ragls.sources.walk import FileFilter
 from ragls.stores.manifest import Manifest
@@ -46,16 +48,19 @@ class Folder:
 
 
 def resolve(index: Folder, docs: list[Document], deleted: list[str], skipped: Iterable[str]
-            ) -> tuple[list[Document], Includes]:
+            ) -> tuple[list[Document], Includes, dict[str, dict[str, str]]]:
     """The documents a sync writes for the changed `docs` (read by `FolderIndex._scan`), `deleted` and `skipped`
-    paths, with the includes of every reST page among them resolved, and what each page includes (for the
-    manifest). Adds the pages whose included files changed, the files no page includes any more, and, as empty
-    documents (file record only, no chunks), the files a page now includes."""
+    paths, with the includes of every reST page among them resolved, what each page includes (for the
+    manifest), and the section labels of the files pages include ({file: {label: title}}, `rest_labels.
+    document_labels` of the file's own text, its secrets masked when `sources.exclude_secrets` is on: Sphinx builds
+    an included `.rst` file as a page of its own too, so a `:ref:` to its label reads as its title). Adds the pages
+    whose included files changed, the files no page includes any more, and, as empty documents (file record only,
+    no chunks), the files a page now includes."""
     by_path = {d.path: d for d in docs}
     skipped = set(skipped)
     changed = set(by_path) | set(deleted) | skipped
     if not changed:
-        return docs, {}
+        return docs, {}, {}
     old = index.manifest.includers(read=True)
     # pages that include (or named and could not read) a file that changed: read again
     for page in sorted(set().union(*index.manifest.includers(changed).values()) - changed):
@@ -75,12 +80,16 @@ def resolve(index: Folder, docs: list[Document], deleted: list[str], skipped: It
         if index.manifest.chunk_ids_of([key]) and (loaded := _load(index, key)) is not None:
             by_path[key] = loaded
     out = []
+    labels: dict[str, dict[str, str]] = {}
     for path, doc in by_path.items():
         if path in included:
             includes.pop(path, None)
+            masked = mask_document(doc) if index.settings.sources.exclude_secrets else doc
+            if found := document_labels(masked):
+                labels[path] = found
             doc = dataclasses.replace(doc, text="", origins=())  # file record only: the page holds its text
         out.append(doc)
-    return out, includes
+    return out, includes, labels
 
 
 def _included(included: set[str], docs: set[str], includes: Includes) -> set[str]:

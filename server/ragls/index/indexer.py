@@ -49,6 +49,7 @@ from ragls.index import autodoc, inclusion, ownership
 from ragls.index.chunking import chunk_document
 from ragls.index.ownership import WriterLock
 from ragls.index.paths import check_index_dir, default_index_dir, make_index_dir, resolve_index_dir  # noqa: F401
+from ragls.index.rest_labels import document_labels
 from ragls.index.scan import VANISHED, SyncReport, TextScan  # noqa: F401 - SyncReport, VANISHED re-exported
 from ragls.index.vector_phase import EMBED_BATCH, EMBED_STEP, WINDOW_BATCH, VectorPhase, _crash_point, _pause_point  # noqa: F401
 from ragls.index.windows import Window, embedding_input, plan_windows
@@ -123,8 +124,9 @@ class FolderIndex(TextScan, VectorPhase):
             # 11: a Markdown chunk holds its HTML blocks read as Markdown (index/html_blocks.py); 12: no chunk of a
             # reST page's hidden markup only (index/rest_hidden.py); 13: Markdown pages hold the text of their MkDocs
             # includes (snippets, include-markdown); 14: a text document's chunk is titled by the section in force
-            # where its text starts, not where its leading blank lines or a reST section's label do
-            "tokenizer": TOKENIZER_VERSION, "layout": 14,
+            # where its text starts, not where its leading blank lines or a reST section's label do; 15: the manifest
+            # keeps each reST page's section labels (index/rest_labels.py)
+            "tokenizer": TOKENIZER_VERSION, "layout": 15,
             # a masker that finds more secret shapes re-chunks old indexes, so their stores lose the values too
             **({"redact": REDACT_VERSION} if settings.sources.exclude_secrets else {}),
             **(self.contextualizer.identity() if self.contextualizer is not None else {}),
@@ -141,6 +143,7 @@ class FolderIndex(TextScan, VectorPhase):
         # Serialises opening the vector store (any thread) with the writer's manifest-then-vectors steps.
         self._vec_lock = threading.RLock()
         self.filter = FileFilter(self.folder, settings.sources, self.index_dir)
+        self.filter.section_titles = self.manifest.section_titles  # what a page's `:ref:` reads (answer/ref_titles.py)
         self.embedded_chunks = 0  # chunks whose vectors this process computed (not from the cache)
         self.cached_chunks = 0  # chunks whose vectors this process took from the embedding cache
         self._pending: dict[str, None] = {}  # chunk ids without a vector, in indexing order (writer only)
@@ -326,8 +329,11 @@ class FolderIndex(TextScan, VectorPhase):
 
     # -- text phase: writing (`TextScan._scan` decides what changed) ------------------------------------------
     def _write_text(self, docs: list[Document], deleted: list[str], *, urgent: bool = False,
-                    includes: inclusion.Includes | None = None) -> tuple[list[Chunk], int]:
-        """Steps 1-4 of the write order for one batch (`includes`: what its reST pages include, `index.inclusion`).
+                    includes: inclusion.Includes | None = None,
+                    labels: dict[str, dict[str, str]] | None = None) -> tuple[list[Chunk], int]:
+        """Steps 1-4 of the write order for one batch (`includes`: what its reST pages include, `index.inclusion`;
+        its reST pages' section labels, `index.rest_labels`, and `labels`, those of the files they include, go to the
+        manifest with their chunks).
         Returns the new chunks and how many of them got their vector from the embedding cache at once; the others
         join the pending set (`urgent`: at its front)."""
         paths = [d.path for d in docs] + deleted
@@ -349,7 +355,8 @@ class FolderIndex(TextScan, VectorPhase):
         _crash_point("after_bm25")
         records = [FileRecord(d.path, d.size, d.mtime_ns, d.content_hash) for d in docs]
         with self._vec_lock:
-            self.manifest.replace_files(records, chunks, deleted, includes)
+            self.manifest.replace_files(records, chunks, deleted, includes,
+                                        {**{d.path: found for d in docs if (found := document_labels(d))}, **(labels or {})})
             autodoc.record(self.manifest, docs, deleted)  # API pages filled from docstrings (the status notice)
             _crash_point("after_manifest")
             for i in old_ids:
@@ -452,7 +459,7 @@ class FolderIndex(TextScan, VectorPhase):
         # reST pages hold the text of the files they include (index/inclusion.py)
         folder = inclusion.Folder(self.folder, self.settings, self.filter, self.manifest,
                                   self.restrict_to() if self.restrict_to is not None else None)
-        docs, includes = inclusion.resolve(folder, docs, deleted, [s.path for s in report.skipped])
+        docs, includes, labels = inclusion.resolve(folder, docs, deleted, [s.path for s in report.skipped])
         total = len(docs) + len(deleted)
         self.sync_left = total
         done = 0
@@ -464,7 +471,8 @@ class FolderIndex(TextScan, VectorPhase):
         for start in range(0, len(docs), TEXT_BATCH_FILES):
             batch = docs[start:start + TEXT_BATCH_FILES]
             chunks, from_cache = self._write_text(batch, [], urgent=urgent,
-                                                  includes={d.path: includes[d.path] for d in batch if d.path in includes})
+                                                  includes={d.path: includes[d.path] for d in batch if d.path in includes},
+                                                  labels={d.path: labels[d.path] for d in batch if d.path in labels})
             report.chunks_added += len(chunks)
             report.from_cache += from_cache
             done += len(batch)

@@ -21,7 +21,7 @@ import logging
 import os
 import stat
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from pathspec import GitIgnoreSpec
@@ -112,6 +112,10 @@ class FileFilter:
         # Secret files the include globs would have taken (`secret_skip_reason`), as index keys -> reason: the
         # indexer lists them as skipped, so rag/status says why `.netrc` is not indexed. Filled by `walk_with`.
         self.secrets: dict[str, str] = {}
+        # The open index's reST section labels, ({normalised label}, the page asking) -> {label: section title}
+        # (`stores.manifest.Manifest.section_titles`), set by the index that owns this filter (`index.indexer.
+        # FolderIndex`) for the answers over its folder (`answer.ref_titles`); None for a filter of one walk.
+        self.section_titles: Callable[[Iterable[str], str], dict[str, str]] | None = None
 
     @property
     def ignore_problems(self) -> dict[str, str]:

@@ -5,7 +5,8 @@ title, text; `sentences` 1 once the chunk's answer sentences are in the embeddin
 written again is pending again), `embeddings` (fingerprint, text_hash -> float32 vector blob: the content-addressed cache that makes a
 rename, a revert or a branch switch re-embed nothing), `skipped` (path, reason, stamp), `journal` (paths being rewritten),
 `vector_dirty` (paths whose vector rows may be stale: their chunks changed here and the vector store has not
-dropped the old rows yet — it may not even be open) and `meta` (key/value: fingerprints, last indexed time).
+dropped the old rows yet — it may not even be open), `labels` (path, label, title: a reST page's section labels,
+`index.rest_labels`, written and dropped with its chunks) and `meta` (key/value: fingerprints, last indexed time).
 
 The BM25 and vector stores are derived from this file. Write order (see index/indexer.py): journal the paths, write BM25,
 then replace the files' rows here, clear their journal entries and mark them `vector_dirty` in one transaction, then
@@ -50,6 +51,8 @@ CREATE TABLE IF NOT EXISTS skipped (path TEXT PRIMARY KEY, reason TEXT, stamp TE
 CREATE TABLE IF NOT EXISTS journal (path TEXT PRIMARY KEY);
 CREATE TABLE IF NOT EXISTS vector_dirty (path TEXT PRIMARY KEY);
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);
+CREATE TABLE IF NOT EXISTS labels (path TEXT, label TEXT, title TEXT, PRIMARY KEY (path, label));
+CREATE INDEX IF NOT EXISTS labels_label ON labels(label);
 """
 
 
@@ -176,11 +179,13 @@ class Manifest:
         return [r[0] for r in self._select_in("SELECT id FROM chunks WHERE path IN ({})", paths)]
 
     def replace_files(self, records: Sequence[FileRecord], chunks: Sequence[Chunk], deleted: Iterable[str] = (),
-                      includes: Mapping[str, Mapping[str, bool]] | None = None) -> None:
+                      includes: Mapping[str, Mapping[str, bool]] | None = None,
+                      labels: Mapping[str, Mapping[str, str]] | None = None) -> None:
         """In one transaction: drop every row of `records`' paths and of `deleted`, insert the new file and chunk
-        rows and the files each page of `records` includes (`includes`: {page: {included file: whether its text
-        was read into the page}}, `sources.rest_include.expand`), clear those paths from the journal and the
-        skipped list, and mark them `vector_dirty`."""
+        rows, the files each page of `records` includes (`includes`: {page: {included file: whether its text
+        was read into the page}}, `sources.rest_include.expand`) and each reST page's section labels (`labels`:
+        {page: {normalised label: section title}}, `index.rest_labels.document_labels`), clear those paths from the
+        journal and the skipped list, and mark them `vector_dirty`."""
         now = time.time()
         paths = [r.path for r in records] + list(deleted)
         with self._tx() as db:
@@ -191,6 +196,9 @@ class Manifest:
             db.executemany("INSERT OR REPLACE INTO includes VALUES (?,?,?)",
                            [(page, key, int(read)) for page, found in (includes or {}).items()
                             for key, read in found.items()])
+            db.executemany("INSERT OR REPLACE INTO labels VALUES (?,?,?)",
+                           [(page, label, title) for page, found in (labels or {}).items()
+                            for label, title in found.items()])
             db.executemany(
                 "INSERT OR REPLACE INTO chunks (id, path, ordinal, text_hash, start_line, start_char, end_line, "
                 "end_char, title, text, page, anchor, context, file) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
@@ -221,6 +229,17 @@ class Manifest:
         out: dict[str, set[str]] = {}
         for key, page in rows:
             out.setdefault(key, set()).add(page)
+        return out
+
+    def section_titles(self, labels: Iterable[str], path: str = "") -> dict[str, str]:
+        """{label: the title of the section it stands above} of the normalised `labels` (`index.rest_labels.
+        norm_label`) that an indexed reST page defines (`replace_files`' `labels`): the page `path`'s own
+        definition first, else the first page's by path. Labels no page defines are absent."""
+        out: dict[str, str] = {}
+        rows = self._select_in("SELECT label, title, path<>? AS other FROM labels WHERE label IN ({}) "
+                               "ORDER BY other, path", set(labels), path)
+        for label, title, _ in rows:
+            out.setdefault(label, title)
         return out
 
     def touch_file(self, record: FileRecord) -> None:
@@ -356,7 +375,7 @@ class Manifest:
     def clear(self) -> None:
         """Forget everything but the embedding cache (used by a rebuild)."""
         with self._tx() as db:
-            for table in ("files", "chunks", "skipped", "journal", "vector_dirty", "includes"):
+            for table in ("files", "chunks", "skipped", "journal", "vector_dirty", "includes", "labels"):
                 db.execute(f"DELETE FROM {table}")
 
     def close(self) -> None:
@@ -374,8 +393,9 @@ def _chunk_rows(chunks: Sequence[Chunk]) -> list[tuple]:
             for c in chunks]
 
 
-# The tables holding a document's rows by its `path`: what it includes, its chunks, its file record.
-_DOCUMENT_TABLES = ("includes", "chunks", "files")
+# The tables holding a document's rows by its `path`: what it includes, its section labels, its chunks, its file
+# record.
+_DOCUMENT_TABLES = ("includes", "labels", "chunks", "files")
 
 
 def _drop_rows(db: sqlite3.Connection, paths: Sequence[str], tables: Sequence[str]) -> None:
