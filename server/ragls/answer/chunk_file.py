@@ -1,6 +1,7 @@
 """A retrieved chunk's file read back at answer time, as the index read it: the one path for the extractive answer's
 readers that look past a chunk's own text (`across_chunks`: the rest of a code block or option entry the chunk cut;
-`openings`: a reST section title cut from its underline).
+`openings`: a reST section title cut from its underline; `table_columns`: the header of a pipe table a chunk opens
+inside).
 """
 
 from __future__ import annotations

@@ -7,12 +7,10 @@ built-in options, Sanic's configuration values)."""
 
 from __future__ import annotations
 
-import functools
-import os
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ragls.answer.blocks import TABLE_SEPARATOR, split_row
+from ragls.answer.chunk_file import chunk_file_lines
 from ragls.answer.inline import plain
 
 if TYPE_CHECKING:
@@ -50,37 +48,21 @@ def under(cell: str, name: str) -> str:
 
 def header_above(chunk: Chunk) -> str:
     """The header row of the Markdown pipe table that `chunk` opens inside — its first line a row, the next no
-    delimiter row — read from the chunk's own file (the indexed file under its folder, as the index read it) above
-    the chunk's first line: the row over the table's |---| delimiter row. "" when the chunk opens otherwise, holds
-    another file's text (an include), the file is gone or changed so that no table runs up to that line."""
+    delimiter row — read from the chunk's own file above the chunk's first line (`chunk_file.chunk_file_lines`: the
+    indexed file under its folder as the index read it, while that row is still the file's line there): the row
+    over the table's |---| delimiter row, at most HEADER_LOOKBACK_LINES above. "" when the chunk opens otherwise,
+    holds another file's text (an include), or the file is gone, not read or changed so that no table runs up to
+    that line."""
     lines = chunk.text.split("\n")
     first = next((k for k, x in enumerate(lines) if x.strip()), None)
     if first is None or not _row(lines[first]) or (first + 1 < len(lines) and TABLE_SEPARATOR.match(lines[first + 1])):
         return ""
-    if chunk.included_in or not chunk.folder or "://" in chunk.path or chunk.page is not None:
+    if chunk.included_in or chunk.page is not None:
         return ""
-    try:
-        stamp = os.stat(Path(chunk.folder) / chunk.path).st_mtime_ns
-    except OSError:
+    text = chunk_file_lines(chunk, first)
+    if text is None:
         return ""
-    return _header_in_file(str(chunk.folder), chunk.path, stamp, chunk.span.start_line + first)
-
-
-@functools.lru_cache(maxsize=256)
-def _header_in_file(folder: str, rel: str, _stamp: int, line: int) -> str:
-    """The header row of the pipe table running up to 0-based `line` of the indexed file `rel` of `folder`
-    (memoised per file modification time), else "". The file is read through the one read-back path
-    (`sources.passage.read_back`: its real path inside the folder — a name relinked to a file outside since it
-    was indexed is not read —, no secret file, at most `sources.passage.ANSWER_READ_BACK_MAX_BYTES`)."""
-    from ragls.core.errors import Skipped
-    from ragls.sources.passage import ANSWER_READ_BACK_MAX_BYTES, read_back
-
-    doc = read_back(folder, rel, ANSWER_READ_BACK_MAX_BYTES)
-    if isinstance(doc, Skipped):
-        return ""
-    text = doc.text.split("\n")
-    if not 0 < line <= len(text):  # the file shrank since it was indexed
-        return ""
+    line = chunk.span.start_line + first
     k = line - 1
     while k > 0 and k > line - HEADER_LOOKBACK_LINES and _row(text[k]) and not TABLE_SEPARATOR.match(text[k]):
         k -= 1
