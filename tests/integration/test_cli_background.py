@@ -275,6 +275,28 @@ def test_a_takeover_that_ends_after_the_socket_stopped_leaves_no_server_file(ws,
     assert find_server(index_dir) is None
 
 
+def test_without_so_peercred_the_server_file_names_the_server(ws, capsys, monkeypatch):
+    """`find_server` asks the kernel for the listener's pid (SO_PEERCRED, Linux only): where the socket module has no
+    SO_PEERCRED (macOS, the BSDs) it raised AttributeError, so `ragls query/ask/status` and `serve --stop` failed with
+    a traceback whenever a server ran; there the listener is unknown and `server.json`'s pid, if alive, names it (as
+    before 9f08e802). A real background server; the platform's missing constant removed from `socket`."""
+    import socket
+
+    from ragls.lsp.local_socket import find_server
+
+    assert cli.main(["serve", "--background", str(ws), "--idle-exit", "2"]) == 0  # bounded if the test fails
+    pid, index_dir = server_info(capsys, ws)
+    try:
+        with monkeypatch.context() as m:
+            m.delattr(socket, "SO_PEERCRED")
+            found = find_server(index_dir)
+        assert found is not None and found[0] == pid, found
+    finally:
+        assert cli.main(["serve", "--stop", str(ws)]) == 0
+        os.waitpid(pid, 0)
+    assert f"stopped the server (pid {pid})" in capsys.readouterr().out
+
+
 def test_the_background_server_runs_this_ragls_never_the_folders_nor_another(ws, tmp_path, capsys, monkeypatch):
     """The server process imports the ragls the CLI runs. A folder is untrusted: one holding a `ragls/` package at
     its root had that package run instead of ragls (`python -m ragls` started in the folder imports from there

@@ -273,7 +273,8 @@ def find_server(index_dir: Path) -> tuple[int, Path] | None:
     listener = _listener(path)
     if listener is None:  # nobody listens: the server died without removing its files
         return None
-    if listener == (-1, -1):  # no answer within the timeout (a server too busy to accept): the file's pid, if alive
+    if listener == (-1, -1):  # no answer within the timeout (a server too busy to accept), or no SO_PEERCRED here:
+        # the file's pid, if alive
         try:
             os.kill(pid, 0)
         except ProcessLookupError:
@@ -289,12 +290,16 @@ def find_server(index_dir: Path) -> tuple[int, Path] | None:
 def _listener(path: Path, timeout: float = 5.0) -> tuple[int, int] | None:
     """(pid, uid) of the process listening on the Unix socket `path` (SO_PEERCRED of a connection made and closed
     at once), None when nobody listens (refused,
-    gone), (-1, -1) when the connection did not complete within `timeout` seconds."""
+    gone), (-1, -1) when the connection did not complete within `timeout` seconds or the platform cannot say who
+    listens (no SO_PEERCRED: macOS, the BSDs; `find_server` then takes `server.json`'s pid, if alive)."""
+    peercred = getattr(socket, "SO_PEERCRED", None)
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
         s.settimeout(timeout)
         try:
             s.connect(str(path))
-            creds = s.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, 12)
+            if peercred is None:
+                return -1, -1
+            creds = s.getsockopt(socket.SOL_SOCKET, peercred, 12)
         except TimeoutError:
             return -1, -1
         except OSError:  # ECONNREFUSED (no listener), ENOENT (removed meanwhile)
