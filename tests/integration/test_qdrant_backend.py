@@ -345,3 +345,50 @@ def test_an_embedded_qdrant_this_user_may_not_read_is_not_taken_for_damaged():
         assert "moved aside: False collection kept: True" in out, out
     finally:
         remove(root)
+
+
+def test_a_server_opens_the_embedded_qdrant_once_another_process_lets_it_go(tmp_path, monkeypatch):
+    """Another process holds the embedded Qdrant directory (local mode allows one: a `ragls index` with the same
+    settings, a script): the served workspace (the real LiveWorkspace) says so in rag/status and answers by keywords,
+    then opens the store once that process exits (retried after a back-off) — where it went without vectors until
+    restarted. The holder is a real process with qdrant-client's own lock."""
+    import time
+
+    from ragls.lsp.wire import to_wire_status
+    from ragls.workspace.live import LiveWorkspace
+
+    monkeypatch.setenv("RAGLS_CACHE_DIR", str(tmp_path / "cache"))
+    folder = make_folder(tmp_path / "docs")
+    qdrant_dir = tmp_path / "qdrant"
+    hold = ("import sys; from qdrant_client import QdrantClient; c = QdrantClient(path=sys.argv[1]); "
+            "print('held', flush=True); sys.stdin.read()")
+    holder = subprocess.Popen([sys.executable, "-c", hold, str(qdrant_dir)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    assert holder.stdout.readline() == "held\n"
+    overrides = {"embedding": {"model": OFFLINE_MODEL_NAME, "model_path": str(MODEL_DIR)},
+                 "index": {"backend": "qdrant", "qdrant_location": str(qdrant_dir)}}
+    live = LiveWorkspace([folder], [overrides], socket_server=None)
+    live.start()
+    try:
+        ws = live.get_indexed()
+        [idx] = ws.indexes
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and not any("open in another process" in e["message"]
+                                                      for e in to_wire_status(ws.status())["errors"]):
+            time.sleep(0.1)
+        assert any("open in another process" in e["message"] for e in to_wire_status(ws.status())["errors"])
+        assert not idx.vectors_ready
+        assert ws.query("how often are uploads retried", 3).hits[0].signals == {"bm25": 1}
+        holder.stdin.close()
+        assert holder.wait(timeout=60) == 0
+        while time.monotonic() < deadline and not (idx.vectors_ready and idx.pending_count() == 0):
+            time.sleep(0.1)
+        assert idx.vectors_ready and idx.pending_count() == 0
+        assert len(points(idx.vectors)) == 3
+        hits = ws.query("how often are uploads retried", 3).hits
+        assert hits[0].chunk.path == "guide/retries.md" and hits[0].signals.get("vector") == 1
+        assert not any("open in another process" in e["message"] for e in to_wire_status(ws.status())["errors"])
+    finally:
+        live.close()
+        close_local(str(qdrant_dir))
+        if holder.poll() is None:
+            holder.kill()

@@ -25,6 +25,11 @@ class RequestFailed(RaglsError):
     """A backend could not do the work (JSON-RPC -32803): LLM unreachable, no API key, not a git repository..."""
 
 
+class StoreBusy(RequestFailed):
+    """The index's vector store is held by another process now (qdrant-client's embedded mode allows one at a time):
+    a server retries it after a back-off rather than going without vectors for good."""
+
+
 class Cancelled(RaglsError):
     """The client cancelled the request (JSON-RPC -32800), e.g. `$/cancelRequest` during a streamed answer."""
 

@@ -112,7 +112,10 @@ class VectorPhase:
                     except (RequestFailed, ConfigError) as exc:  # held by another process, unreadable, wrong size
                         # remembered as the model's failures are: a server's indexer thread asked again in a loop
                         # (hundreds of "vector search is off ...: None" a second) and rag/status said "loading"
+                        # (a StoreBusy, held by another process, stays one: a server retries it, watch.py)
                         self.vectors_error = str(exc)
+                        if isinstance(exc, RequestFailed):
+                            raise
                         raise RequestFailed(str(exc)) from exc
                 else:
                     from ragls.stores.vectors import VectorStore

@@ -40,7 +40,7 @@ from urllib.parse import urlsplit
 
 import numpy as np
 
-from ragls.core.errors import ConfigError, RequestFailed
+from ragls.core.errors import ConfigError, RequestFailed, StoreBusy
 from ragls.core.hashing import text_hash
 from ragls.core.ir import Chunk, LineSpan
 from ragls.core.uris import display_url
@@ -132,18 +132,21 @@ class _Damaged(Exception):
 
 
 def _open_local(path: str):
-    """QdrantClient(path=path). Raises RequestFailed when another process holds the directory (portalocker's
+    """QdrantClient(path=path). Raises StoreBusy when another process holds the directory (its lock, or portalocker's
     RuntimeError), _Damaged when its files cannot be loaded: qdrant-client writes `meta.json` in place (a crash or a
     full disk mid-write leaves it empty or cut) and each collection's `storage.sqlite` may be cut too; it loads both
     before it takes the lock, so a load error is checked against the lock (`_held`) before it counts as damage. An
     OSError of access (`_NO_ACCESS`: permission denied, a read-only file system) is no damage: RequestFailed."""
     from qdrant_client import QdrantClient
 
+    busy = StoreBusy(f"the embedded Qdrant at {path} is open in another process (local mode allows one); run a "
+                     "Qdrant server to share an index")
+    if _held(Path(path) / ".lock"):  # before qdrant-client loads every point only to find the lock taken
+        raise busy
     try:
         return QdrantClient(path=path)
-    except RuntimeError as exc:  # portalocker: another process has the directory open
-        raise RequestFailed(f"the embedded Qdrant at {path} is open in another process (local mode allows "
-                            f"one); run a Qdrant server to share an index: {exc}") from None
+    except RuntimeError:  # portalocker: another process took the directory meanwhile
+        raise busy from None
     except Exception as exc:  # noqa: BLE001 - JSONDecodeError, KeyError, pydantic's, sqlite3.DatabaseError, ...
         if isinstance(exc, OSError) and exc.errno in _NO_ACCESS:
             # this user may not read or write its files (a permission, a read-only mount): nothing says they are
@@ -151,8 +154,7 @@ def _open_local(path: str):
             raise RequestFailed(f"the embedded Qdrant at {path} cannot be opened ({exc.strerror}: {exc.filename}); "
                                 "its files were left as they are: give this user access to them") from None
         if _held(Path(path) / ".lock"):
-            raise RequestFailed(f"the embedded Qdrant at {path} is open in another process (local mode allows "
-                                "one); run a Qdrant server to share an index") from None
+            raise busy from None
         raise _Damaged(f"the embedded Qdrant at {path} cannot be read ({type(exc).__name__}: {exc}): its files "
                        "are damaged, e.g. by a crash or a full disk while it wrote") from exc
 

@@ -32,7 +32,7 @@ from concurrent.futures import Future
 from pathlib import Path
 
 from ragls.core import heap
-from ragls.core.errors import RequestFailed, disk_full
+from ragls.core.errors import RequestFailed, StoreBusy, disk_full
 from ragls.core.uris import path_key
 from ragls.embedding import MODEL_LOADING
 from ragls.sources.walk import OUTSIDE_LINK
@@ -486,6 +486,9 @@ class IndexWorker:
             self._set_busy(True, MODEL_LOADING)
             try:
                 idx.open_vectors()  # a full disk raises: retried after a back-off (`_failed`)
+            except StoreBusy:  # another process holds the store now: retried after a back-off too, said once
+                idx.vectors_error = None
+                raise
             except RequestFailed:  # not retried in a loop: vectors_error stops _next from asking again
                 self.on_warning(f"ragls: vector search is off for {idx.folder.name}, keyword (BM25) search still "
                                 f"works: {idx.vectors_error}")
