@@ -17,8 +17,17 @@ end
 
 vim.o.columns, vim.o.lines = 120, 40
 vim.opt.runtimepath:prepend(snacks_dir)
--- (toasts stay for the test to read them at any load: snacks closes them after 3 s by default)
+-- (toasts stay for the test to read them at any load: snacks closes them after 3 s by default; each test dismisses
+-- the earlier ones, `dismiss`, as a new toast shows only where the others leave room)
 require("snacks").setup({ notifier = { enabled = true, timeout = 60000 } })
+
+--- Dismiss every toast shown now (the user's `Snacks.notifier.hide()`).
+local function dismiss()
+  Snacks.notifier.hide()
+  H.wait_for(function() return #vim.tbl_filter(function(w)
+    return vim.bo[vim.api.nvim_win_get_buf(w)].filetype == "snacks_notif"
+  end, vim.api.nvim_list_wins()) == 0 end, 10000, "the toasts dismissed")
+end
 
 --- The toasts snacks.notifier shows now: { win, width, lines } each.
 local function toasts()
@@ -33,15 +42,21 @@ local function toasts()
   return found
 end
 
---- The toast whose text (its lines joined by spaces) holds `needle`, once snacks has drawn it.
+--- The toast whose text (its lines joined by spaces) holds `needle`, once snacks has drawn it. Earlier toasts are
+--- dismissed first: snacks shows a new one only where the others leave room (0.6 of the editor's height).
 local function toast_with(needle, what)
-  return H.wait_for(function()
+  local ok, found = pcall(H.wait_for, function()
     for _, t in ipairs(toasts()) do
       if table.concat(t.lines, " "):find(needle, 1, true) then
         return t
       end
     end
   end, 20000, what)
+  if not ok then
+    error(("%s; the toasts shown: %s"):format(found, vim.inspect(vim.tbl_map(function(t) return t.lines end,
+      toasts()))), 2)
+  end
+  return found
 end
 
 --- Every line of toast `t` shows whole: its text area is the window less snacks' padding (a column each side).
@@ -56,6 +71,7 @@ H.load_plugin_for_workspace()
 H.open_and_wait_indexed("README.md", 3)
 
 H.it("g? in an answer float: snacks' toast lists every key whole, a description's rest under its column", function()
+  dismiss()
   local win = H.ask_float("RagAsk frobnicator timeout")
   vim.api.nvim_set_current_win(win)
   vim.cmd.normal("g?")
@@ -75,11 +91,24 @@ H.it("g? in an answer float: snacks' toast lists every key whole, a description'
   H.close_floats()
 end)
 
+H.it(":RagCommit's notice of git's summary: its '[branch hash]' as git wrote it, not a Markdown link", function()
+  dismiss()
+  require("ragls.rpc").notify("ragls: [main 1a2b3c4] Raise the frobnicator timeout", vim.log.levels.INFO)
+  toast_with("Raise the frobnicator timeout", "snacks' toast of the commit")
+  H.screen_row("[main 1a2b3c4] Raise")
+  -- a notice quoting code in backticks stays Markdown: the backticks drawn as a code span
+  require("ragls.rpc").notify("ragls: `r` asks it again", vim.log.levels.INFO)
+  toast_with("asks it again", "snacks' toast quoting code")
+  H.screen_row(function(r) return r:find("ragls: r asks it again", 1, true) ~= nil end)
+end)
+
 H.it("the server killed: snacks' toast shows the crash notice whole, with what to do", function()
+  dismiss()
   local pid
   for _, child in ipairs(vim.api.nvim_get_proc_children(vim.fn.getpid())) do
     local f = io.open(("/proc/%d/cmdline"):format(child), "rb")
-    if f and f:read("*a"):find("serve", 1, true) then
+    -- (an argument "serve": the screenshot TUI's `nvim --server …`, from an earlier test, may still be there)
+    if f and ("\0" .. f:read("*a")):find("\0serve\0", 1, true) then
       pid = child
     end
     if f then
@@ -87,6 +116,10 @@ H.it("the server killed: snacks' toast shows the crash notice whole, with what t
     end
   end
   H.ok(pid, "found the server process")
+  -- (no request in flight: one the crash fails says it stopped in its own place, and ragls then adds no notice)
+  H.wait_for(function()
+    return vim.iter(vim.lsp.get_clients({ name = "ragls" })):all(function(c) return next(c.requests) == nil end)
+  end, 20000, "no ragls request in flight")
   vim.uv.kill(pid, "sigkill")
   local t = toast_with("server stopped", "snacks' toast of the crash")
   local text = table.concat(t.lines, " ")
@@ -97,6 +130,7 @@ H.it("the server killed: snacks' toast shows the crash notice whole, with what t
 end)
 
 H.it("indexing progress in snacks' toast: one line within it, the percentage kept", function()
+  dismiss()
   local progress = require("ragls.progress")
   progress.first_done = false -- (the first index's end came before this test: a first index again)
   -- the server's step-2 report, as its $/progress sends it

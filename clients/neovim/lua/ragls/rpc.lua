@@ -37,7 +37,10 @@ function M.notify(msg, level)
     notice.show(msg, level)
     return
   end
-  vim.notify(notice.for_plugin(msg), level, { title = "ragls" })
+  -- `ft`, read by snacks.notifier only (its toasts are Markdown): plain text unless the notice quotes code in
+  -- backticks; as Markdown git's "[main 1a2b3c4] subject" after :RagCommit showed as a link "main 1a2b3c4", and "no
+  -- source [3]" as "no source 3"
+  vim.notify(notice.for_plugin(msg), level, { title = "ragls", ft = not msg:find("`", 1, true) and "text" or nil })
 end
 
 --- `window/showMessage` handler of the ragls client: the server's warnings (an untrusted ragls.toml's ignored
