@@ -74,8 +74,7 @@ class _Handler(socketserver.StreamRequestHandler):
 
     def _serve(self, server: LocalSocketServer) -> None:
         try:
-            creds = self.request.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, 12)
-            peer_uid = int.from_bytes(creds[4:8], "little")
+            peer_uid = _peer(self.request)[1]
         except OSError:
             peer_uid = -1
         if peer_uid != os.getuid():
@@ -292,18 +291,24 @@ def _listener(path: Path, timeout: float = 5.0) -> tuple[int, int] | None:
     at once), None when nobody listens (refused,
     gone), (-1, -1) when the connection did not complete within `timeout` seconds or the platform cannot say who
     listens (no SO_PEERCRED: macOS, the BSDs; `find_server` then takes `server.json`'s pid, if alive)."""
-    peercred = getattr(socket, "SO_PEERCRED", None)
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
         s.settimeout(timeout)
         try:
             s.connect(str(path))
-            if peercred is None:
+            if not hasattr(socket, "SO_PEERCRED"):
                 return -1, -1
-            creds = s.getsockopt(socket.SOL_SOCKET, peercred, 12)
+            return _peer(s)
         except TimeoutError:
             return -1, -1
         except OSError:  # ECONNREFUSED (no listener), ENOENT (removed meanwhile)
             return None
+
+
+def _peer(conn: socket.socket) -> tuple[int, int]:
+    """(pid, uid) of the process at the other end of the connected Unix socket `conn`: the kernel's SO_PEERCRED
+    (struct ucred: pid, uid, gid as 32-bit ints). Raises OSError, and AttributeError where the platform has no
+    SO_PEERCRED (macOS, the BSDs)."""
+    creds = conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, 12)
     return int.from_bytes(creds[0:4], "little"), int.from_bytes(creds[4:8], "little")
 
 
