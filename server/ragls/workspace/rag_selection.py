@@ -16,7 +16,7 @@ from ragls.config.settings import Settings
 from ragls.core.errors import InvalidParams, RequestFailed
 from ragls.core.uris import folder_uri_path
 from ragls.kb.rags import WORKSPACE, RagRegistry
-from ragls.workspace.status import folder_gone
+from ragls.workspace.status import GONE_ADVICE, folder_gone
 
 
 def present(folders: list, rags: Sequence[Any]) -> list:
@@ -35,7 +35,7 @@ def present(folders: list, rags: Sequence[Any]) -> list:
         for idx in folders:
             by_reason.setdefault(why[id(idx)], []).append(str(idx.folder))
         said = "; ".join(f"{', '.join(names)}: {reason}" for reason, names in by_reason.items())
-        raise RequestFailed(f"{said}: its index is not searched until it is back; open the folder where it is now")
+        raise RequestFailed(f"{said}: {GONE_ADVICE}")
     return here
 
 

@@ -15,8 +15,10 @@ from pathlib import Path
 from ragls.config.globs import named_globs
 from ragls.core.hashing import fingerprint
 
-# What rag/status and a request (`rag_selection.present`) say of a workspace folder that is no longer a directory.
+# What rag/status and a request (`rag_selection.present`) say of a workspace folder that is no longer a directory,
+# and what follows the reason (`folder_gone`) in both.
 FOLDER_GONE = "the folder no longer exists (moved or deleted)"
+GONE_ADVICE = "its index is not searched until it is back; open the folder where it is now"
 
 
 def folder_gone(folder: Path) -> str | None:
@@ -32,6 +34,8 @@ def folder_gone(folder: Path) -> str | None:
     except OSError as exc:
         return f"the folder cannot be reached ({exc.strerror or exc})"
     return FOLDER_GONE
+
+
 # Files left out that rag/status (and MCP index_status) lists per folder, the rest counted (`skippedMore`): a folder
 # of 20,000 unreadable files made a 1.8 MB status reply that every client listed whole.
 SKIPPED_LISTED = 50
@@ -161,8 +165,7 @@ def workspace_status(ws) -> Status:
                      for idx in ws.indexes if idx.settings_changed and not idx.writer}
     # A folder moved or deleted while open: its index keeps the files it held (a walk that cannot list the folder
     # keeps them: `FileFilter.unentered`) and is not searched until it is back (`rag_selection.present`).
-    model_errors |= {f"{idx.folder}: {why}: its index is not searched until it is back; open the folder where it "
-                     "is now" for idx in ws.indexes if (why := folder_gone(idx.folder))}
+    model_errors |= {f"{idx.folder}: {why}: {GONE_ADVICE}" for idx in ws.indexes if (why := folder_gone(idx.folder))}
     model_name, max_length = ws.embedder.model_name, ws.embedder.max_length
     if ws.embedder._model is None and ws.embedder.pinned_model:  # loading: the model it will load
         model_name = ws.embedder.pinned_model
